@@ -1,0 +1,41 @@
+// The app behind this repository's integration tests and demo. It registers the plugin from its
+// TypeScript source (./src is a symlink to the repository's src/) through the same withPayin()
+// helper a store uses, so the documented path is the tested path.
+import { defineConfig, loadEnv } from "@medusajs/framework/utils"
+import { withPayin } from "../../medusa-plugin.config"
+
+loadEnv(process.env.NODE_ENV || "development", process.cwd())
+
+const insecureCookie = process.env.MEDUSA_INSECURE_COOKIE === "true"
+
+export default defineConfig(
+  withPayin(
+    {
+      projectConfig: {
+        databaseUrl: process.env.DATABASE_URL,
+        http: {
+          storeCors: process.env.STORE_CORS || "http://localhost:8000,http://localhost:9000",
+          adminCors: process.env.ADMIN_CORS || "http://localhost:9000,http://localhost:5173",
+          authCors: process.env.AUTH_CORS || "http://localhost:8000,http://localhost:9000,http://localhost:5173",
+          jwtSecret: process.env.JWT_SECRET || "payin-dev-jwt-secret",
+          cookieSecret: process.env.COOKIE_SECRET || "payin-dev-cookie-secret",
+        },
+        // Plain-http admin login for a production build on localhost (see README: demo).
+        ...(insecureCookie ? { cookieOptions: { secure: false } } : {}),
+      },
+      admin: {
+        disable: process.env.MEDUSA_ADMIN_DISABLE === "true",
+      },
+    },
+    {
+      source: "./src",
+      providers: [
+        {
+          id: "default",
+          apiKey: process.env.PAYIN_API_KEY || "sandbox-demo-api-key",
+          baseUrl: process.env.PAYIN_BASE_URL || "http://127.0.0.1:4010",
+        },
+      ],
+    }
+  )
+)

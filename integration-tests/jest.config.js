@@ -1,0 +1,55 @@
+// Jest configuration for the whole repository (kept here so the top level stays clean).
+// TEST_TYPE=unit        -> src/**/__tests__/*.unit.spec.ts (pure logic, no database)
+// TEST_TYPE=integration -> integration-tests/**/*.spec.ts (real Medusa, real PostgreSQL, real HTTP)
+const path = require("path")
+const { loadEnv } = require("@medusajs/framework/utils")
+
+loadEnv("test", path.join(__dirname, "app"))
+
+const transform = {
+  "^.+\\.[jt]sx?$": [
+    "@swc/jest",
+    {
+      jsc: {
+        parser: { syntax: "typescript", decorators: true, tsx: true },
+        transform: {
+          legacyDecorator: true,
+          decoratorMetadata: true,
+          useDefineForClassFields: false,
+          react: { runtime: "automatic" },
+        },
+        target: "es2021",
+      },
+    },
+  ],
+}
+
+const base = {
+  rootDir: "..",
+  transform,
+  testEnvironment: "node",
+  moduleFileExtensions: ["js", "ts", "tsx", "json"],
+  modulePathIgnorePatterns: ["dist/", "<rootDir>/.medusa/", "<rootDir>/.demo/", "<rootDir>/integration-tests/app/src/"],
+  setupFiles: ["<rootDir>/integration-tests/setup.js"],
+}
+
+const type = process.env.TEST_TYPE ?? "unit"
+
+if (type === "unit") {
+  module.exports = {
+    ...base,
+    testMatch: ["<rootDir>/src/**/__tests__/**/*.unit.spec.[jt]s?(x)"],
+    testTimeout: 30000,
+  }
+} else if (type === "integration") {
+  module.exports = {
+    ...base,
+    testMatch: ["<rootDir>/integration-tests/**/*.spec.[jt]s?(x)"],
+    testPathIgnorePatterns: ["/node_modules/", "<rootDir>/integration-tests/app/"],
+    globalSetup: "<rootDir>/integration-tests/support/global-setup.mjs",
+    globalTeardown: "<rootDir>/integration-tests/support/global-teardown.mjs",
+    testTimeout: 180000,
+  }
+} else {
+  throw new Error(`Unknown TEST_TYPE "${type}": use "unit" or "integration"`)
+}

@@ -1,0 +1,8 @@
+import { Module } from "@medusajs/framework/utils"
+import { PAYIN_MODULE } from "../../../medusa-plugin.config"
+import PayinModuleService from "./service"
+
+export { PAYIN_MODULE }
+export { PayinModuleService }
+
+export default Module(PAYIN_MODULE, { service: PayinModuleService })
