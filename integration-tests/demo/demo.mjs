@@ -1,0 +1,268 @@
+// `npm run demo`: a Medusa store with this plugin, its admin and the sandbox payment service,
+// on an embedded PostgreSQL (data kept in .demo/). Ctrl-C stops everything it started; a second
+// run reuses the data.
+//
+// Environment (all optional):
+//   DATABASE_URL / DB_HOST...  use that PostgreSQL server instead of the embedded one
+//   DEMO_PORT (9000)           Medusa's port;  DEMO_SANDBOX_PORT (4010) the sandbox's port
+//   DEMO_ADMIN_EMAIL / DEMO_ADMIN_PASSWORD  admin credentials (default admin@payin.demo / payin-demo)
+//   DEMO_DB_NAME (payin_demo)  database name
+//   DEMO_DIR (.demo)           where the demo keeps its data and writes demo.json
+import { spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+import { createDatabase, databaseUrl, externalDatabase, startEmbeddedPostgres } from "../support/postgres.mjs"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
+const appDir = path.join(root, "integration-tests", "app")
+const demoDir = path.resolve(process.env.DEMO_DIR || path.join(root, ".demo"))
+const medusaBin = path.join(root, "node_modules", ".bin", "medusa")
+const started = Date.now()
+
+const port = Number(process.env.DEMO_PORT || 9000)
+const dbName = process.env.DEMO_DB_NAME || "payin_demo"
+const adminEmail = process.env.DEMO_ADMIN_EMAIL || "admin@payin.demo"
+const adminPassword = process.env.DEMO_ADMIN_PASSWORD || "payin-demo"
+
+const children = new Set()
+let pgServer = null
+let stopping = false
+
+function log(message) {
+  const seconds = ((Date.now() - started) / 1000).toFixed(1)
+  console.log(`[demo ${seconds.padStart(5)}s] ${message}`)
+}
+
+/** Runs a command to completion; its output is shown only when it fails. */
+function run(command, args, { env, cwd = appDir, label }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] })
+    children.add(child)
+    let output = ""
+    child.stdout.on("data", (d) => (output += d))
+    child.stderr.on("data", (d) => (output += d))
+    child.on("exit", (code, signal) => {
+      children.delete(child)
+      if (code === 0) {
+        resolve(output)
+      } else if (!stopping) {
+        process.stderr.write(output)
+        reject(new Error(`${label} failed (${signal ?? `exit ${code}`})`))
+      }
+    })
+  })
+}
+
+/** Starts a long-running command in its own process group (medusa develop forks children). */
+function startService(command, args, { env, cwd = appDir, name, onLine }) {
+  const child = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
+  children.add(child)
+  const forward = (stream, out) => {
+    let buffer = ""
+    stream.on("data", (chunk) => {
+      buffer += chunk
+      let nl
+      while ((nl = buffer.indexOf("\n")) !== -1) {
+        const line = buffer.slice(0, nl)
+        buffer = buffer.slice(nl + 1)
+        onLine?.(line)
+        out.write(`[${name}] ${line}\n`)
+      }
+    })
+  }
+  forward(child.stdout, process.stdout)
+  forward(child.stderr, process.stderr)
+  child.on("exit", (code, signal) => {
+    children.delete(child)
+    if (!stopping) {
+      log(`${name} exited (${signal ?? `exit ${code}`}); stopping the demo`)
+      shutdown(1)
+    }
+  })
+  return child
+}
+
+async function shutdown(code = 0) {
+  if (stopping) {
+    return
+  }
+  stopping = true
+  log("stopping…")
+  for (const child of children) {
+    try {
+      process.kill(-child.pid, "SIGTERM") // the whole process group
+    } catch {
+      try {
+        child.kill("SIGTERM")
+      } catch {}
+    }
+  }
+  const deadline = Date.now() + 8000
+  while (children.size && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  for (const child of children) {
+    try {
+      process.kill(-child.pid, "SIGKILL")
+    } catch {}
+  }
+  if (pgServer) {
+    await pgServer.stop().catch(() => {})
+  }
+  log("stopped")
+  process.exit(code)
+}
+
+process.on("SIGINT", () => shutdown(0))
+process.on("SIGTERM", () => shutdown(0))
+
+async function waitForHealth(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url)
+      if (res.ok) {
+        return
+      }
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs / 1000}s`)
+}
+
+function readJson(file, fallback) {
+  try {
+    return JSON.parse(readFileSync(file, "utf8"))
+  } catch {
+    return fallback
+  }
+}
+
+async function main() {
+  mkdirSync(demoDir, { recursive: true })
+  const state = readJson(path.join(demoDir, "state.json"), {})
+  state.sandboxApiKey ??= `sandbox_${randomBytes(16).toString("hex")}`
+  writeFileSync(path.join(demoDir, "state.json"), JSON.stringify(state, null, 2), { mode: 0o600 })
+
+  // 1. PostgreSQL
+  let db = externalDatabase()
+  if (db) {
+    log(`using PostgreSQL at ${db.DB_HOST}:${db.DB_PORT}`)
+  } else {
+    pgServer = await startEmbeddedPostgres({ dataDir: path.join(demoDir, "pg"), persistent: true })
+    db = pgServer.db
+    log(`embedded PostgreSQL on port ${db.DB_PORT} (data in .demo/pg)`)
+  }
+  await createDatabase(db, dbName)
+
+  // 2. The sandbox payment service, pointed at the store's webhook route
+  const sandboxPort = Number(process.env.DEMO_SANDBOX_PORT || 4010)
+  const webhookUrl = `http://localhost:${port}/hooks/payin/default`
+  const sandboxUrl = await new Promise((resolve, reject) => {
+    const sandbox = startService(
+      process.execPath,
+      [
+        "-r",
+        "ts-node/register/transpile-only",
+        path.join(root, "src", "sandbox", "cli.ts"),
+        "--port",
+        String(sandboxPort),
+        "--host",
+        "127.0.0.1",
+        "--api-key",
+        state.sandboxApiKey,
+        "--webhook-url",
+        webhookUrl,
+        "--data",
+        path.join(demoDir, "sandbox-data.json"),
+      ],
+      {
+        cwd: root,
+        env: { ...process.env, TS_NODE_PROJECT: path.join(root, "tsconfig.json") },
+        name: "sandbox",
+        onLine: (line) => {
+          const match = /^payin-sandbox listening on (http:\/\/\S+)$/.exec(line.trim())
+          if (match) {
+            resolve(match[1])
+          }
+        },
+      }
+    )
+    sandbox.on("exit", () => reject(new Error("the sandbox did not start")))
+  })
+  log(`sandbox payment service at ${sandboxUrl}`)
+
+  const env = {
+    ...process.env,
+    ...db,
+    DATABASE_URL: databaseUrl(db, dbName),
+    MEDUSA_DISABLE_TELEMETRY: "true",
+    NODE_ENV: "development",
+    PAYIN_API_KEY: state.sandboxApiKey,
+    PAYIN_BASE_URL: sandboxUrl,
+  }
+
+  // 3. Schema (fast when nothing is pending) and seed data (once per database)
+  log("migrating the database…")
+  await run(medusaBin, ["db:migrate"], { env, label: "medusa db:migrate" })
+  const seedFile = path.join(demoDir, "seed.json")
+  const seededDb = state.seededDatabase === databaseUrl({ ...db, DB_PASSWORD: "" }, dbName)
+  if (!seededDb || !existsSync(seedFile)) {
+    log("seeding the demo store…")
+    await run(medusaBin, ["exec", "./seed/run-demo-seed.ts"], {
+      env: { ...env, DEMO_SEED_OUT: seedFile, DEMO_ADMIN_EMAIL: adminEmail, DEMO_ADMIN_PASSWORD: adminPassword },
+      label: "seeding",
+    })
+    state.seededDatabase = databaseUrl({ ...db, DB_PASSWORD: "" }, dbName)
+    writeFileSync(path.join(demoDir, "state.json"), JSON.stringify(state, null, 2), { mode: 0o600 })
+  }
+  const seed = JSON.parse(readFileSync(seedFile, "utf8"))
+
+  // 4. Medusa with the admin, the plugin loaded from source (edits reload)
+  log("starting Medusa…")
+  const backendUrl = `http://localhost:${port}`
+  startService(medusaBin, ["develop", "--port", String(port)], { env, name: "medusa" })
+  await waitForHealth(`${backendUrl}/health`, 180_000)
+
+  const demo = {
+    backendUrl,
+    adminUrl: `${backendUrl}/app`,
+    adminEmail,
+    adminPassword,
+    publishableKey: seed.publishableKey,
+    regionId: seed.regionId,
+    productVariantId: seed.productVariantId,
+    providerId: "pp_payin_default",
+    sandboxUrl,
+    sandboxApiKey: state.sandboxApiKey,
+    storeApiUrl: `${backendUrl}/store`,
+    webhookUrl,
+  }
+  writeFileSync(path.join(demoDir, "demo.json"), JSON.stringify(demo, null, 2) + "\n")
+
+  console.log(
+    [
+      "",
+      `  Pay-in demo is up (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      "",
+      `  Admin:            ${demo.adminUrl}  (first load compiles the dashboard, ~30 s)`,
+      `  Admin login:      ${adminEmail} / ${adminPassword}`,
+      `  Store API:        ${demo.storeApiUrl}`,
+      `  Publishable key:  ${demo.publishableKey}`,
+      `  Region (RUB):     ${demo.regionId}   provider ${demo.providerId}`,
+      `  Product variant:  ${demo.productVariantId}`,
+      `  Sandbox service:  ${sandboxUrl}  (x-api-key ${state.sandboxApiKey})`,
+      `  Details:          .demo/demo.json`,
+      "",
+      "  Ctrl-C stops everything.",
+      "",
+    ].join("\n")
+  )
+}
+
+main().catch((error) => {
+  console.error(`[demo] ${error.message}`)
+  shutdown(1)
+})

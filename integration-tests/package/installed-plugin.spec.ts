@@ -1,0 +1,90 @@
+// The published artifact in a store: `npm pack` the built plugin, install the tarball into a
+// throw-away store whose medusa-config.js registers it with `withPayin()` from
+// "medusa-plugin-payin/config", and boot that store on PostgreSQL. Proves the `files`, `exports`,
+// the built module, its migrations and the provider as a store gets them (npm test builds first).
+import { execFileSync } from "child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "fs"
+import os from "os"
+import path from "path"
+import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { adminHeaders } from "../support/admin"
+
+jest.setTimeout(180_000)
+
+const root = path.resolve(__dirname, "..", "..")
+if (!existsSync(path.join(root, ".medusa", "server", "medusa-plugin.config.js"))) {
+  throw new Error("the plugin is not built: run `npm run build` (npm test does) before this spec")
+}
+
+const store = mkdtempSync(path.join(os.tmpdir(), "payin-store-"))
+const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", store], { cwd: root, encoding: "utf8" })
+  .trim()
+  .split("\n")
+  .pop()!
+const pluginDir = path.join(store, "node_modules", "medusa-plugin-payin")
+mkdirSync(pluginDir, { recursive: true })
+execFileSync("tar", ["-xzf", path.join(store, packed), "-C", pluginDir, "--strip-components=1"])
+// Every other dependency is the repository's own install (one copy of @medusajs/* in the process).
+for (const entry of readdirSync(path.join(root, "node_modules"))) {
+  if (entry === "medusa-plugin-payin" || entry.startsWith(".")) {
+    continue
+  }
+  symlinkSync(path.join(root, "node_modules", entry), path.join(store, "node_modules", entry))
+}
+writeFileSync(
+  path.join(store, "package.json"),
+  JSON.stringify({ name: "payin-test-store", private: true, dependencies: { "medusa-plugin-payin": `file:./${packed}` } })
+)
+writeFileSync(
+  path.join(store, "medusa-config.js"),
+  `const { defineConfig } = require("@medusajs/framework/utils")
+const { withPayin } = require("medusa-plugin-payin/config")
+module.exports = defineConfig(
+  withPayin(
+    { projectConfig: { http: { jwtSecret: "test", cookieSecret: "test" } } },
+    { providers: [{ id: "rub", apiKey: "store-test-key", baseUrl: "http://127.0.0.1:9" }, { id: "kzt" }] }
+  )
+)
+`
+)
+
+afterAll(() => {
+  rmSync(store, { recursive: true, force: true })
+})
+
+medusaIntegrationTestRunner({
+  inApp: true,
+  cwd: store,
+  testSuite: ({ api, getContainer, dbConnection }) => {
+    describe("the packed plugin installed in a store", () => {
+      it("ships only the build, with every export target present", () => {
+        const files = execFileSync("find", [".", "-type", "f"], { cwd: pluginDir, encoding: "utf8" }).split("\n")
+        expect(files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([])
+        expect(files.some((f) => f.includes("__tests__"))).toBe(false)
+        const pkg = require(path.join(pluginDir, "package.json"))
+        for (const [key, target] of Object.entries<any>(pkg.exports)) {
+          const targets = typeof target === "string" ? [target] : Object.values<string>(target)
+          for (const t of targets.filter((t) => !t.includes("*"))) {
+            expect([key, existsSync(path.join(pluginDir, t))]).toEqual([key, true])
+          }
+        }
+        expect(existsSync(path.join(pluginDir, ".medusa/server/src/providers/payin/index.js"))).toBe(true)
+        expect(existsSync(path.join(pluginDir, ".medusa/server/src/modules/payin/index.js"))).toBe(true)
+      })
+
+      it("registers every provider instance of the helper, enabled, from the installed package", async () => {
+        const headers = await adminHeaders(getContainer(), api)
+        const { data } = await api.get("/admin/payments/payment-providers?limit=100", headers)
+        const enabled = data.payment_providers.filter((p: any) => p.is_enabled).map((p: any) => p.id)
+        expect(enabled).toEqual(expect.arrayContaining(["pp_payin_rub", "pp_payin_kzt"]))
+      })
+
+      it("migrates the plugin's module from the built migrations", async () => {
+        const rows = await dbConnection.raw("select to_regclass('public.payin_transaction') as t")
+        expect(rows.rows[0].t).toBe("payin_transaction")
+        const module = getContainer().resolve("payin") as any
+        expect(await module.listPayinTransactions({})).toEqual([])
+      })
+    })
+  },
+})
