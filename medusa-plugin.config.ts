@@ -8,7 +8,9 @@
  * The repository's own test and demo app call the same helper (with `source: "./src"`), so the
  * documented path is the tested path.
  */
+import type { InputConfig, InputConfigModules } from "@medusajs/framework/types"
 import { z } from "zod"
+import { PAYIN_METHODS } from "./src/client/schemas"
 
 /** npm package name; also the default `source` of withPayin(). */
 export const PACKAGE_NAME = "medusa-plugin-payin"
@@ -20,16 +22,7 @@ export const PAYIN_PROVIDER_IDENTIFIER = "payin"
 export const PAYMENT_MODULE_RESOLVE = "@medusajs/medusa/payment"
 
 /** Payment methods the service knows (spec: pay-in request body, `method`). */
-export const PAYIN_METHODS = [
-  "account",
-  "card",
-  "deeplink",
-  "link",
-  "phone_number",
-  "qr",
-  "quasi",
-  "mobile_comm",
-] as const
+export { PAYIN_METHODS }
 export type PayinMethod = (typeof PAYIN_METHODS)[number]
 
 const httpUrl = (what: string) =>
@@ -122,6 +115,18 @@ export const providerOptionsSchema = z
     /** Banks a shopper may choose (names as the service lists them); empty means any. */
     allowedBanks: z.array(z.string().trim().min(1, { message: "allowedBanks entries must not be empty" })).default([]),
     amountPolicy: amountPolicySchema.default({ mode: "fixed", tolerancePercent: 0 }),
+    /** The payment window set in the merchant panel; the storefront shows the shopper this deadline. */
+    paymentWindowSeconds: z
+      .number({ error: "paymentWindowSeconds must be a number of seconds" })
+      .int({ message: "paymentWindowSeconds must be a whole number of seconds" })
+      .min(60, { message: "paymentWindowSeconds must be at least 60" })
+      .max(7 * 86_400, { message: "paymentWindowSeconds must be at most 604800 (7 days)" })
+      .default(900),
+    /**
+     * The service has no refund operation. When true, a refund in Medusa is recorded as done outside
+     * (the merchant pays the shopper back by other means); when false, refunds are refused with an explanation.
+     */
+    manualRefunds: z.boolean({ error: "manualRefunds must be true or false" }).default(false),
     /** Cancel an order placed before payment when its pay-in expires unpaid. */
     cancelUnpaidOrdersOnExpiry: z.boolean({ error: "cancelUnpaidOrdersOnExpiry must be true or false" }).default(true),
   })
@@ -218,7 +223,13 @@ type ModuleEntry = { resolve?: unknown; key?: string; options?: Record<string, u
   string,
   unknown
 >
-type PluginEntry = string | { resolve: string; options?: Record<string, unknown> }
+type PluginEntry = string | { resolve: string; options: Record<string, unknown> }
+/** What withPayin() guarantees on the config it returns. */
+export type PayinRegistered = {
+  plugins: NonNullable<InputConfig["plugins"]>
+  modules: InputConfigModules
+}
+
 type ConfigInput = { plugins?: PluginEntry[]; modules?: unknown } & Record<string, unknown>
 
 /**
@@ -230,7 +241,10 @@ type ConfigInput = { plugins?: PluginEntry[]; modules?: unknown } & Record<strin
  * the `payin` module to that entry's `dependencies` (the provider reads the ledger through it),
  * and validates every option now, so a mistake stops the boot with a clear message.
  */
-export function withPayin<T extends ConfigInput>(config: T, options: WithPayinOptions = {}): T {
+export function withPayin<T extends ConfigInput>(
+  config: T,
+  options: WithPayinOptions = {}
+): T & PayinRegistered {
   const { providers: providersInput, source = PACKAGE_NAME, ...pluginInput } = options
   const pluginOptions = parsePluginOptions(pluginInput)
   const providers = (providersInput?.length ? providersInput : [{}]).map((p) => parseProviderOptions(p))
@@ -242,6 +256,10 @@ export function withPayin<T extends ConfigInput>(config: T, options: WithPayinOp
     }
     ids.add(p.id)
   }
+
+  // The module (webhook route, ledger) needs each instance's options too: its API key verifies
+  // that instance's webhooks.
+  const moduleOptions = { ...pluginOptions, providers }
 
   const isPath = source.startsWith(".") || source.startsWith("/")
   const base = source.replace(/\/$/, "")
@@ -255,13 +273,13 @@ export function withPayin<T extends ConfigInput>(config: T, options: WithPayinOp
     next.modules = upsertModule(next.modules, PAYIN_MODULE, (existing) => ({
       ...existing,
       resolve: `${base}/modules/${PAYIN_MODULE}`,
-      options: { ...(existing?.options ?? {}), ...pluginOptions },
+      options: { ...(existing?.options ?? {}), ...moduleOptions },
     }))
   } else {
     const plugins = [...(next.plugins ?? [])].filter(
       (p) => (typeof p === "string" ? p : p.resolve) !== source
     )
-    plugins.push({ resolve: source, options: pluginOptions })
+    plugins.push({ resolve: source, options: moduleOptions })
     next.plugins = plugins
   }
 
@@ -281,7 +299,7 @@ export function withPayin<T extends ConfigInput>(config: T, options: WithPayinOp
     }
   })
 
-  return next as T
+  return next as unknown as T & PayinRegistered
 }
 
 /** Adds or updates one module entry, whether the config lists modules as an array or an object. */

@@ -34,7 +34,12 @@ export default defineConfig(
           id: "default",
           apiKey: process.env.PAYIN_API_KEY || "sandbox-demo-api-key",
           baseUrl: process.env.PAYIN_BASE_URL || "http://127.0.0.1:4010",
+          ...(process.env.PAYIN_TIMEOUT_MS ? { timeoutMs: Number(process.env.PAYIN_TIMEOUT_MS) } : {}),
+          allowedRedirectOrigins: ["http://localhost:8000"],
+          manualRefunds: process.env.PAYIN_MANUAL_REFUNDS === "true",
         },
+        // A second merchant account (the integration tests use one; PAYIN_SECOND_* variables)
+        ...(process.env.PAYIN_SECOND_API_KEY ? [{ id: "second" }] : []),
       ],
     }
   )

@@ -18,6 +18,8 @@ describe("parseProviderOptions", () => {
       allowedMethods: [],
       allowedBanks: [],
       amountPolicy: { mode: "fixed", tolerancePercent: 0 },
+      paymentWindowSeconds: 900,
+      manualRefunds: false,
       cancelUnpaidOrdersOnExpiry: true,
     })
   })
@@ -103,7 +105,12 @@ describe("withPayin", () => {
 
   it("registers the plugin, and a payment module that hosts the provider and depends on the payin module", () => {
     const config = withPayin({ projectConfig: { databaseUrl: "postgres://x" } }, { providers: [{ id: "default" }] })
-    expect(config.plugins).toEqual([{ resolve: "medusa-plugin-payin", options: { reconcileIntervalSeconds: 300 } }])
+    expect(config.plugins).toEqual([
+      {
+        resolve: "medusa-plugin-payin",
+        options: { reconcileIntervalSeconds: 300, providers: [expect.objectContaining({ id: "default" })] },
+      },
+    ])
     expect(config.modules).toEqual([
       {
         resolve: "@medusajs/medusa/payment",
@@ -160,7 +167,7 @@ describe("withPayin", () => {
     const modules = config.modules as any[]
     expect(modules.find((m) => m.resolve === "./src/modules/payin")).toEqual({
       resolve: "./src/modules/payin",
-      options: { reconcileIntervalSeconds: 300 },
+      options: { reconcileIntervalSeconds: 300, providers: [expect.objectContaining({ id: "default" })] },
     })
     expect(modules.find((m) => m.resolve === "@medusajs/medusa/payment").options.providers[0].resolve).toBe(
       "./src/providers/payin"

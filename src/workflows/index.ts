@@ -1,3 +1,3 @@
-// Public workflows of the plugin (`medusa-plugin-payin/workflows`). The apply-path shared by the
-// webhook route, reconciliation and the admin's "reconcile now" is exported here as it lands.
-export {}
+// Public workflows of the plugin (`medusa-plugin-payin/workflows`).
+export { applyPayinEvent } from "./apply-payin-event"
+export type { ApplyPayinEventInput, ApplyPayinEventResult } from "./apply-payin-event"

@@ -1,7 +1,192 @@
-import { MedusaService } from "@medusajs/framework/utils"
-import { PayinTransaction } from "./models/payin-transaction"
+import { Context } from "@medusajs/framework/types"
+import { InjectTransactionManager, MedusaContext, MedusaError, MedusaService } from "@medusajs/framework/utils"
+import {
+  PayinPluginOptions,
+  PayinProviderOptions,
+  PayinProviderOptionsInput,
+  parsePluginOptions,
+  parseProviderOptions,
+} from "../../../medusa-plugin.config"
+import type { Transaction } from "../../client/schemas"
+import { PayinStatusChange, PayinTransaction } from "./models"
+import { LedgerStatus, ServiceStatus, TransitionResult, nextStatus } from "./transitions"
 
-/** Data the store owns about its pay-ins: the ledger (more tables join it in later versions). */
-class PayinModuleService extends MedusaService({ PayinTransaction }) {}
+/** What the plugin module receives: the plugin options plus the provider instances (from withPayin). */
+export type PayinModuleOptions = Partial<PayinPluginOptions> & { providers?: PayinProviderOptionsInput[] }
+
+export type StatusSource = "create" | "webhook" | "lookup" | "store" | "admin"
+
+export type LedgerRow = {
+  id: string
+  provider_id: string
+  session_id: string | null
+  service_id: string | null
+  status: LedgerStatus
+  amount: unknown
+  currency_code: string
+  fiat_amount: string | null
+  payment_collection_id: string | null
+  cart_id: string | null
+  order_id: string | null
+  expires_at: Date | null
+  session_deleted_at: Date | null
+  store_canceled_at: Date | null
+  captured_at: Date | null
+  flags: Record<string, unknown> | null
+  refunds: unknown[] | null
+  service_data: Record<string, unknown> | null
+  payment_page_url: string | null
+  requisite: Record<string, unknown> | null
+  [key: string]: unknown
+}
+
+/**
+ * Data the store owns about its pay-ins: the ledger and its status history. Every status change
+ * goes through `recordServiceTransaction`, under a row lock, through the one transition table.
+ */
+class PayinModuleService extends MedusaService({ PayinTransaction, PayinStatusChange }) {
+  protected readonly pluginOptions_: PayinPluginOptions
+  protected readonly providers_: Map<string, PayinProviderOptions>
+
+  constructor(container: Record<string, unknown>, options: PayinModuleOptions = {}) {
+    // eslint-disable-next-line prefer-rest-params
+    super(...arguments)
+    // Medusa adds its own keys (database, …) to module options: read only the plugin's.
+    const { providers = [], reconcileIntervalSeconds } = options ?? {}
+    this.pluginOptions_ = parsePluginOptions({ reconcileIntervalSeconds })
+    this.providers_ = new Map(providers.map((p) => parseProviderOptions(p)).map((p) => [p.id, p]))
+  }
+
+  get pluginOptions(): PayinPluginOptions {
+    return this.pluginOptions_
+  }
+
+  /** Options of provider instance `id` (from withPayin), or null when this store has no such instance. */
+  getProviderOptions(id: string): PayinProviderOptions | null {
+    return this.providers_.get(id) ?? null
+  }
+
+  listProviderInstanceIds(): string[] {
+    return [...this.providers_.keys()]
+  }
+
+  /**
+   * Applies what the service says about a pay-in to its ledger row: the status moves only as the
+   * transition table allows, a history row records every change, and the service's data (amount,
+   * requisite, dispute fields) is kept. Returns the row and what happened to its status.
+   */
+  @InjectTransactionManager()
+  async recordServiceTransaction(
+    ledgerId: string,
+    transaction: Transaction,
+    source: StatusSource,
+    @MedusaContext() sharedContext: Context = {}
+  ): Promise<{ row: LedgerRow; transition: TransitionResult }> {
+    await this.lockRow(ledgerId, sharedContext)
+    const current = (await this.retrievePayinTransaction(ledgerId, {}, sharedContext)) as unknown as LedgerRow
+    if (current.service_id && current.service_id !== transaction.id) {
+      throw new MedusaError(
+        MedusaError.Types.CONFLICT,
+        `Pay-in ${current.id} belongs to service transaction ${current.service_id}, not ${transaction.id}`
+      )
+    }
+    const transition = nextStatus(current.status, transaction.status as ServiceStatus)
+    const now = new Date()
+    const update: Record<string, unknown> = {
+      id: ledgerId,
+      service_id: transaction.id,
+      // the service's data is kept as last seen, even when the status does not move
+      service_data: transaction,
+      fiat_amount: transaction.fiatAmount,
+      fiat_currency: transaction.fiatCurrency,
+      bank: transaction.bank ?? null,
+      requisite: transaction.requisite ?? null,
+    }
+    if (transaction.externalPaymentPageUrl) {
+      update.payment_page_url = transaction.externalPaymentPageUrl
+    }
+    if (transition.changed) {
+      update.status = transition.to
+      update.status_changed_at = now
+    }
+    await this.updatePayinTransactions(update as never, sharedContext)
+    if (transition.changed) {
+      await this.createPayinStatusChanges(
+        {
+          transaction_id: ledgerId,
+          from_status: transition.from,
+          to_status: transition.to,
+          source,
+          service_data: transaction as unknown as Record<string, unknown>,
+        } as never,
+        sharedContext
+      )
+    }
+    const row = (await this.retrievePayinTransaction(ledgerId, {}, sharedContext)) as unknown as LedgerRow
+    return { row, transition }
+  }
+
+  /** Records a store-side event (session deleted, order canceled, captured, a flag) on a ledger row. */
+  @InjectTransactionManager()
+  async markLedger(
+    ledgerId: string,
+    change: {
+      session_deleted_at?: Date
+      store_canceled_at?: Date
+      captured_at?: Date
+      order_id?: string
+      cart_id?: string
+      flag?: { name: string; details: Record<string, unknown> }
+      note?: string
+      refund?: Record<string, unknown>
+    },
+    @MedusaContext() sharedContext: Context = {}
+  ): Promise<LedgerRow> {
+    await this.lockRow(ledgerId, sharedContext)
+    const current = (await this.retrievePayinTransaction(ledgerId, {}, sharedContext)) as unknown as LedgerRow
+    const update: Record<string, unknown> = { id: ledgerId }
+    for (const key of ["session_deleted_at", "store_canceled_at", "captured_at"] as const) {
+      if (change[key] && !current[key]) {
+        update[key] = change[key]
+      }
+    }
+    if (change.order_id && current.order_id !== change.order_id) {
+      update.order_id = change.order_id
+    }
+    if (change.cart_id && current.cart_id !== change.cart_id) {
+      update.cart_id = change.cart_id
+    }
+    if (change.flag && !(current.flags && change.flag.name in current.flags)) {
+      update.flags = { ...(current.flags ?? {}), [change.flag.name]: { at: new Date().toISOString(), ...change.flag.details } }
+    }
+    if (change.refund) {
+      update.refunds = [...(current.refunds ?? []), change.refund]
+    }
+    if (Object.keys(update).length > 1) {
+      await this.updatePayinTransactions(update as never, sharedContext)
+      if (change.note || change.flag) {
+        await this.createPayinStatusChanges(
+          {
+            transaction_id: ledgerId,
+            from_status: current.status,
+            to_status: current.status,
+            source: "store",
+            note: change.note ?? `flag: ${change.flag!.name}`,
+          } as never,
+          sharedContext
+        )
+      }
+    }
+    return (await this.retrievePayinTransaction(ledgerId, {}, sharedContext)) as unknown as LedgerRow
+  }
+
+  /** Serialises concurrent writers of one ledger row, across processes (a PostgreSQL row lock). */
+  private async lockRow(ledgerId: string, sharedContext: Context): Promise<void> {
+    const manager = sharedContext.transactionManager as { execute?: (sql: string, params: unknown[]) => Promise<unknown> }
+    if (manager?.execute) {
+      await manager.execute("select id from payin_transaction where id = ? for update", [ledgerId])
+    }
+  }
+}
 
 export default PayinModuleService

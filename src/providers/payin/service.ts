@@ -11,6 +11,8 @@ import {
   GetPaymentStatusOutput,
   InitiatePaymentInput,
   InitiatePaymentOutput,
+  Logger,
+  PaymentSessionStatus,
   ProviderWebhookPayload,
   RefundPaymentInput,
   RefundPaymentOutput,
@@ -20,24 +22,38 @@ import {
   UpdatePaymentOutput,
   WebhookActionResult,
 } from "@medusajs/framework/types"
-import { AbstractPaymentProvider, MedusaError, PaymentActions } from "@medusajs/framework/utils"
+import { AbstractPaymentProvider, MathBN, MedusaError, PaymentActions } from "@medusajs/framework/utils"
 import {
+  PAYIN_MODULE,
   PAYIN_PROVIDER_IDENTIFIER,
   PayinProviderOptions,
   PayinProviderOptionsInput,
   parseProviderOptions,
+  payinProviderId,
 } from "../../../medusa-plugin.config"
+import { PayinClient } from "../../client/client"
+import { PayinServiceError } from "../../client/errors"
+import type { PayInRequest, Transaction } from "../../client/schemas"
+import type PayinModuleService from "../../modules/payin/service"
+import type { LedgerRow } from "../../modules/payin/service"
+import { sameAmount, toFiatAmount } from "./amount"
+import { PayinSessionData, toSessionData } from "./session-data"
+import { CANCELED_MESSAGE, toSessionStatus } from "./status"
+import { CLIENT_CONTEXT_KEY, parseStorefrontData } from "./storefront-data"
+
+type Data = Record<string, unknown>
 
 /**
- * Payment provider for the Merchant Payment Service (`pp_payin_<id>`).
- *
- * This release registers, validates its options and is listed by Medusa; it does not create
- * pay-ins yet, so it refuses to start a payment with a clear error instead of pretending.
+ * Payment provider for the Merchant Payment Service (`pp_payin_<id>`): the shopper pays by bank
+ * transfer to requisites the service assigns; the order waits in `pending_authorization` until the
+ * service reports the pay-in `closed` (webhook route or lookup), then Medusa captures it.
  */
 export class PayinProviderService extends AbstractPaymentProvider<PayinProviderOptionsInput> {
   static override identifier = PAYIN_PROVIDER_IDENTIFIER
 
   protected readonly options_: PayinProviderOptions
+  protected readonly cradle_: Record<string, unknown>
+  private client_: PayinClient | null = null
 
   /** Fails the boot with a message naming every invalid option (never echoing a value). */
   static override validateOptions(options: Record<string, unknown>): void {
@@ -46,59 +62,365 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
 
   constructor(cradle: Record<string, unknown>, options: PayinProviderOptionsInput) {
     super(cradle, options)
+    this.cradle_ = cradle
     this.options_ = parseProviderOptions(options)
   }
 
-  async initiatePayment(_input: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
-    throw new MedusaError(
-      MedusaError.Types.NOT_ALLOWED,
-      "Pay-in checkout is not available in this version of medusa-plugin-payin"
-    )
+  get providerId(): string {
+    return payinProviderId(this.options_.id)
   }
 
+  protected get ledger(): PayinModuleService {
+    try {
+      return this.cradle_[PAYIN_MODULE] as PayinModuleService
+    } catch {
+      throw new MedusaError(
+        MedusaError.Types.UNEXPECTED_STATE,
+        `The payin module is not available to the payment module: register the plugin with withPayin() from ` +
+          `"medusa-plugin-payin/config", or add dependencies: ["${PAYIN_MODULE}"] to the payment module's entry`
+      )
+    }
+  }
+
+  protected get logger(): Logger | Console {
+    try {
+      return (this.cradle_.logger as Logger) ?? console
+    } catch {
+      return console
+    }
+  }
+
+  protected get client(): PayinClient {
+    if (!this.client_) {
+      const { apiKey, baseUrl } = this.options_
+      if (!apiKey || !baseUrl) {
+        throw new MedusaError(
+          MedusaError.Types.NOT_ALLOWED,
+          `Pay-in payments are not configured yet (${this.providerId} has no ${!apiKey ? "API key" : "base URL"})`,
+          "payin_not_configured"
+        )
+      }
+      this.client_ = new PayinClient({
+        apiKey,
+        baseUrl,
+        timeoutMs: this.options_.timeoutMs,
+        signRequests: this.options_.signRequests,
+      })
+    }
+    return this.client_
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Session
+  // -------------------------------------------------------------------------------------------
+
+  async initiatePayment(input: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
+    const data = (input.data ?? {}) as Data
+    const sessionId = typeof data.session_id === "string" ? data.session_id : undefined
+    if (!sessionId) {
+      throw new MedusaError(MedusaError.Types.INVALID_DATA, "A payment session id is required to create a pay-in")
+    }
+    const chosen = parseStorefrontData(data, this.options_)
+    const currency = input.currency_code.toUpperCase()
+    const fiat = toFiatAmount(input.amount, input.currency_code)
+
+    const request: PayInRequest = {
+      fiatCurrency: currency,
+      ...(this.options_.amountPolicy.mode === "range" && this.options_.amountPolicy.tolerancePercent > 0
+        ? { fiatAmountRange: amountRange(fiat.decimal, this.options_.amountPolicy.tolerancePercent) }
+        : { fiatAmount: fiat.value }),
+      ...(chosen.method ? { method: chosen.method } : {}),
+      ...(chosen.bank ? { bank: chosen.bank } : {}),
+      extra: {
+        externalTransactionId: sessionId,
+        payerInfo: {
+          ...(input.context?.customer?.id ? { userId: input.context.customer.id } : {}),
+          ...(chosen.client.ip ? { ip: chosen.client.ip } : {}),
+          ...(chosen.client.user_agent ? { userAgent: chosen.client.user_agent } : {}),
+        },
+      },
+      paymentPageConfig: this.paymentPageConfig(chosen),
+    }
+
+    // The ledger row exists before the request: whatever the service does, the store knows of it.
+    const row = await this.ensureLedgerRow(sessionId, {
+      amount: fiat.decimal,
+      currency_code: input.currency_code.toLowerCase(),
+      method: chosen.method ?? null,
+      bank: chosen.bank ?? null,
+      payment_collection_id: chosen.client.payment_collection_id ?? null,
+    })
+
+    let transaction: Transaction
+    try {
+      transaction = await this.client.createPayIn(request, sessionId)
+    } catch (error) {
+      await this.recordCreationFailure(row.id, error)
+      throw this.toMedusaError(error, "create the pay-in")
+    }
+    await this.ledger.recordServiceTransaction(row.id, transaction, "create")
+    const sessionData = toSessionData(transaction, { id: row.id, method: chosen.method }, this.options_.paymentWindowSeconds)
+    await this.ledger.updatePayinTransactions({ id: row.id, expires_at: new Date(sessionData.expires_at) } as never)
+
+    return {
+      id: transaction.id,
+      status: "pending",
+      // Medusa stores { ...input.data, ...this }: drop the server-captured client context.
+      data: { ...sessionData, [CLIENT_CONTEXT_KEY]: undefined } as Data,
+    }
+  }
+
+  /** A pay-in's amount cannot change: the same amount keeps the session, another one is refused. */
+  async updatePayment(input: UpdatePaymentInput): Promise<UpdatePaymentOutput> {
+    const data = (input.data ?? {}) as Data
+    const row = await this.findRow(data)
+    if (row && !sameAmount(row.amount as string, input.amount, input.currency_code)) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        "The amount of a pay-in cannot change: create a new payment session for the new total",
+        "payin_amount_immutable"
+      )
+    }
+    return { data }
+  }
+
+  /** Medusa deleted the session (cart changed or a new session): the pay-in stays tracked. */
+  async deletePayment(input: DeletePaymentInput): Promise<DeletePaymentOutput> {
+    const data = (input.data ?? {}) as Data
+    const row = await this.findRow(data).catch(() => null)
+    if (row) {
+      await this.ledger
+        .markLedger(row.id, { session_deleted_at: new Date(), note: "payment session deleted by Medusa" })
+        .catch((e: unknown) => this.logger.warn(`payin: could not record deletion of ${row.id}: ${String(e)}`))
+    }
+    return { data }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Payment
+  // -------------------------------------------------------------------------------------------
+
   async authorizePayment(input: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
-    // No pay-in can exist (initiatePayment refuses), so nothing can be authorized.
-    return { status: "error", data: input.data ?? {} }
+    const data = (input.data ?? {}) as Data
+    const { row, transaction } = await this.refresh(data)
+    if (row?.store_canceled_at) {
+      // The store already ended this pay-in (expired, order canceled): a late payment must never
+      // attach itself to a canceled order.
+      return { status: "canceled", data: { ...data, payin_status: row.status, error_message: CANCELED_MESSAGE } }
+    }
+    const status = row?.status ?? transaction?.status
+    if (!status) {
+      return { status: "error", data: { ...data, error_message: "The pay-in could not be found" } }
+    }
+    const sessionStatus: PaymentSessionStatus = toSessionStatus(status)
+    const merged: Data = { ...data, payin_status: status }
+    if (sessionStatus === "canceled") {
+      merged.error_message = CANCELED_MESSAGE
+    }
+    return { status: sessionStatus, data: merged }
   }
 
   async getPaymentStatus(input: GetPaymentStatusInput): Promise<GetPaymentStatusOutput> {
-    return { status: "error", data: input.data ?? {} }
+    const result = await this.authorizePayment(input)
+    return result
   }
 
+  /** Succeeds once the pay-in is closed; tolerant of repeats (Medusa calls it again from webhooks). */
   async capturePayment(input: CapturePaymentInput): Promise<CapturePaymentOutput> {
-    return { data: input.data ?? {} }
+    const data = (input.data ?? {}) as Data
+    const { row } = await this.refresh(data)
+    if (row?.status !== "closed") {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `The pay-in is ${row?.status ?? "unknown"}, not closed: the shopper has not paid yet`,
+        "payin_not_paid"
+      )
+    }
+    return { data: { ...data, payin_status: "closed" } }
   }
 
+  /** The service has no cancel operation: the store stops treating the pay-in as payable. */
   async cancelPayment(input: CancelPaymentInput): Promise<CancelPaymentOutput> {
-    return { data: input.data ?? {} }
+    const data = (input.data ?? {}) as Data
+    const row = await this.findRow(data).catch(() => null)
+    if (row) {
+      await this.ledger
+        .markLedger(row.id, { store_canceled_at: new Date(), note: "payment canceled in Medusa" })
+        .catch((e: unknown) => this.logger.warn(`payin: could not record cancellation of ${row.id}: ${String(e)}`))
+    }
+    return { data: { ...data, payin_canceled: true } }
   }
 
-  async deletePayment(input: DeletePaymentInput): Promise<DeletePaymentOutput> {
-    return { data: input.data ?? {} }
-  }
-
-  async refundPayment(_input: RefundPaymentInput): Promise<RefundPaymentOutput> {
-    throw new MedusaError(
-      MedusaError.Types.NOT_ALLOWED,
-      "The Merchant Payment Service offers no refund operation: refund the shopper outside Medusa"
-    )
+  /** The service has no refund operation; manual-refund mode records a refund made outside. */
+  async refundPayment(input: RefundPaymentInput): Promise<RefundPaymentOutput> {
+    const data = (input.data ?? {}) as Data
+    if (!this.options_.manualRefunds) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        "The payment service has no refund operation. Pay the shopper back outside Medusa (for example by bank " +
+          "transfer), or enable manualRefunds in the pay-in provider options to record such refunds in Medusa",
+        "payin_refund_unsupported"
+      )
+    }
+    const amount = MathBN.convert(input.amount).toFixed()
+    const refund = { amount, at: new Date().toISOString(), mode: "manual" }
+    const row = await this.findRow(data)
+    if (row) {
+      await this.ledger.markLedger(row.id, { refund, note: `manual refund of ${amount} recorded` })
+    }
+    const refunds = Array.isArray(data.payin_refunds) ? data.payin_refunds : []
+    return { data: { ...data, payin_refunds: [...refunds, refund] } }
   }
 
   async retrievePayment(input: RetrievePaymentInput): Promise<RetrievePaymentOutput> {
-    return { data: input.data ?? {} }
+    const data = (input.data ?? {}) as Data
+    const { row } = await this.refresh(data)
+    return { data: { ...data, ...(row ? { payin_status: row.status } : {}) } }
   }
 
-  async updatePayment(input: UpdatePaymentInput): Promise<UpdatePaymentOutput> {
-    return { data: input.data ?? {} }
-  }
-
-  async getWebhookActionAndData(
-    _payload: ProviderWebhookPayload["payload"]
-  ): Promise<WebhookActionResult> {
-    // Webhooks of this service go to the plugin's own route (POST /hooks/payin/<id>), not
-    // through Medusa's generic /hooks/payment pipeline.
+  /**
+   * Webhooks of this service are signed with the API key and go to the plugin's own route
+   * (POST /hooks/payin/<id>), which verifies before it acts. Medusa's generic
+   * /hooks/payment/payin_<id> route answers 200 without verifying anything, so nothing that
+   * arrives there is acted upon.
+   */
+  async getWebhookActionAndData(_payload: ProviderWebhookPayload["payload"]): Promise<WebhookActionResult> {
     return { action: PaymentActions.NOT_SUPPORTED }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Helpers
+  // -------------------------------------------------------------------------------------------
+
+  /** The merchant's Payment Page defaults with the storefront's allowed overrides. */
+  private paymentPageConfig(chosen: ReturnType<typeof parseStorefrontData>): PayInRequest["paymentPageConfig"] {
+    const page = this.options_.paymentPage
+    const config: NonNullable<PayInRequest["paymentPageConfig"]> = {}
+    const success = chosen.success_url ?? page.successUrl
+    const failure = chosen.failure_url ?? page.failureUrl
+    const locale = chosen.locale ?? page.locale
+    if (success) config.success_redirect = success
+    if (failure) config.error_redirect = failure
+    if (page.supportLink) config.supportLink = page.supportLink
+    if (locale) config.locale = locale
+    return Object.keys(config).length ? config : undefined
+  }
+
+  private async ensureLedgerRow(sessionId: string, fields: Data): Promise<LedgerRow> {
+    const [existing] = (await this.ledger.listPayinTransactions({ session_id: sessionId })) as unknown as LedgerRow[]
+    if (existing) {
+      return existing
+    }
+    return (await this.ledger.createPayinTransactions({
+      provider_id: this.providerId,
+      session_id: sessionId,
+      status: "creating",
+      ...fields,
+    } as never)) as unknown as LedgerRow
+  }
+
+  private async recordCreationFailure(ledgerId: string, error: unknown): Promise<void> {
+    const ambiguous = error instanceof PayinServiceError && error.ambiguous
+    const message = error instanceof Error ? error.message : String(error)
+    this.logger.warn(`payin: creating the pay-in of ledger row ${ledgerId} failed: ${message}`)
+    try {
+      // An ambiguous failure stays "creating": reconciliation looks it up by external id.
+      await this.ledger.updatePayinTransactions({
+        id: ledgerId,
+        last_error: message,
+        ...(ambiguous ? {} : { status: "failed" }),
+      } as never)
+    } catch (e) {
+      this.logger.warn(`payin: could not record the failure on ${ledgerId}: ${String(e)}`)
+    }
+  }
+
+  private async findRow(data: Data): Promise<LedgerRow | null> {
+    const ledgerId = typeof data.payin_ledger_id === "string" ? data.payin_ledger_id : undefined
+    const sessionId = typeof data.session_id === "string" ? data.session_id : undefined
+    if (!ledgerId && !sessionId) {
+      return null
+    }
+    const [row] = (await this.ledger.listPayinTransactions(
+      ledgerId ? { id: ledgerId } : { session_id: sessionId }
+    )) as unknown as LedgerRow[]
+    return row ?? null
+  }
+
+  /**
+   * Looks the pay-in up at the service and records what it says on the ledger. When the service
+   * cannot be reached, the ledger's last known state answers (webhooks and reconciliation catch up).
+   */
+  private async refresh(data: Data): Promise<{ row: LedgerRow | null; transaction: Transaction | null }> {
+    let row = await this.findRow(data)
+    const serviceId = row?.service_id ?? (typeof data.payin_id === "string" ? data.payin_id : null)
+    const externalId = row?.session_id ?? (typeof data.session_id === "string" ? data.session_id : null)
+    let transaction: Transaction | null = null
+    try {
+      if (serviceId) {
+        transaction = await this.client.getTransaction(serviceId)
+      } else if (externalId) {
+        transaction = await this.client.findByExternalId(externalId)
+      }
+    } catch (error) {
+      this.logger.warn(
+        `payin: lookup of ${serviceId ?? externalId} failed, using the ledger's last known state: ${
+          error instanceof Error ? error.message : String(error)
+        }`
+      )
+    }
+    if (transaction && row) {
+      row = (await this.ledger.recordServiceTransaction(row.id, transaction, "lookup")).row
+    }
+    return { row, transaction }
+  }
+
+  /** A clear error for the storefront; the merchant-facing detail goes to the log. */
+  private toMedusaError(error: unknown, action: string): Error {
+    if (MedusaError.isMedusaError(error)) {
+      return error as Error
+    }
+    if (error instanceof PayinServiceError) {
+      this.logger.error(`payin (${this.providerId}): could not ${action}: ${error.message}`)
+      switch (error.kind) {
+        case "requisites_unavailable":
+          return new MedusaError(MedusaError.Types.NOT_ALLOWED, error.message, "payin_requisites_unavailable")
+        case "validation":
+          return new MedusaError(
+            MedusaError.Types.INVALID_DATA,
+            `The payment service refused the payment: ${error.message}`,
+            "payin_rejected"
+          )
+        case "unauthorized":
+        case "ip_not_whitelisted":
+          return new MedusaError(
+            MedusaError.Types.NOT_ALLOWED,
+            "Pay-in payments are unavailable right now: the payment service refused the store's credentials. " +
+              "Please choose another payment method.",
+            "payin_unavailable"
+          )
+        default:
+          return new MedusaError(
+            MedusaError.Types.NOT_ALLOWED,
+            "The payment service is not responding right now. Please try again in a minute.",
+            "payin_unavailable"
+          )
+      }
+    }
+    this.logger.error(`payin (${this.providerId}): could not ${action}: ${String(error)}`)
+    return new MedusaError(
+      MedusaError.Types.UNEXPECTED_STATE,
+      `Could not ${action}: ${error instanceof Error ? error.message : "unknown error"}`
+    )
   }
 }
 
+/** fiatAmountRange for the "range" amount policy: from the total up to tolerance% above, in cents. */
+function amountRange(decimal: string, tolerancePercent: number): { min: number; max: number } {
+  const min = MathBN.convert(decimal)
+  const max = MathBN.mult(min, MathBN.add(1, MathBN.div(tolerancePercent, 100))).decimalPlaces(2, 1 /* ROUND_DOWN */)
+  return { min: Number(min.toFixed(2)), max: Number(max.toFixed(2)) }
+}
+
+export type { PayinSessionData }
 export default PayinProviderService

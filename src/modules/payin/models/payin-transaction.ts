@@ -1,31 +1,60 @@
 import { model } from "@medusajs/framework/utils"
-
-/** Statuses of a pay-in at the service (spec: States and transitions). */
-export const PAYIN_STATUSES = ["active", "closed", "canceled", "dispute", "checking", "re_calculation"] as const
+import { LEDGER_STATUSES } from "../transitions"
+import { PayinStatusChange } from "./payin-status-change"
 
 /**
- * The ledger: one row per pay-in created at the service, kept whatever Medusa does with the
- * payment session (a cart change deletes the session, the pay-in stays payable until it expires).
+ * The ledger: one row per pay-in, kept whatever Medusa does with the payment session (a cart
+ * change deletes the session; the pay-in stays payable at the service until its window ends).
+ * The row is written before the pay-in is requested, so nothing the service knows about is
+ * unknown to the store.
  */
 export const PayinTransaction = model
   .define("payin_transaction", {
     id: model.id({ prefix: "payintx" }).primaryKey(),
     /** Medusa provider id, e.g. `pp_payin_default`. */
     provider_id: model.text(),
-    /** Medusa payment session id, sent to the service as `extra.externalTransactionId`. */
-    session_id: model.text(),
+    /** Medusa payment session id = the service's `extra.externalTransactionId`. */
+    session_id: model.text().nullable(),
     /** The service's transaction id (UUID); null until the service answered. */
     service_id: model.text().nullable(),
-    status: model.enum([...PAYIN_STATUSES]).default("active"),
-    /** Amount requested from the service, in major units of `currency_code`. */
+    status: model.enum([...LEDGER_STATUSES]).default("creating"),
+    /** Amount of the payment session, major units of `currency_code`. */
     amount: model.bigNumber(),
     currency_code: model.text(),
-    /** Last Transaction object seen from the service (never contains the API key). */
-    service_data: model.json().nullable(),
+    /** The service's current fiat amount (2-decimal string); changes after a recalculation. */
+    fiat_amount: model.text().nullable(),
+    fiat_currency: model.text().nullable(),
+    method: model.text().nullable(),
+    bank: model.text().nullable(),
+    /** Payee details the shopper pays to (bank, owner, account/card/phone, SBP number). */
+    requisite: model.json().nullable(),
+    payment_page_url: model.text().nullable(),
+    payment_collection_id: model.text().nullable(),
+    cart_id: model.text().nullable(),
+    order_id: model.text().nullable(),
+    /** End of the payment window as the store computes it (service createdAt + window). */
     expires_at: model.dateTime().nullable(),
+    /** Medusa deleted the session (the cart changed); a payment into this pay-in is stray money. */
+    session_deleted_at: model.dateTime().nullable(),
+    /** The store treats the pay-in as over (expired, order canceled): a late payment is flagged, never attached. */
+    store_canceled_at: model.dateTime().nullable(),
+    /** When the apply-path had Medusa capture the payment. */
+    captured_at: model.dateTime().nullable(),
+    /** Exceptions for the merchant: { [flag]: { at, ...details } } (late_payment, stray_payment, ...). */
+    flags: model.json().nullable(),
+    /** Refunds recorded in manual-refund mode. */
+    refunds: model.json().nullable(),
+    /** The last Transaction object seen from the service. */
+    service_data: model.json().nullable(),
+    status_changed_at: model.dateTime().nullable(),
+    /** Why creation failed, when status is `failed`. */
+    last_error: model.text().nullable(),
+    history: model.hasMany(() => PayinStatusChange, { mappedBy: "transaction" }),
   })
   .indexes([
-    { on: ["session_id"], unique: true },
+    { on: ["session_id"], unique: true, where: "session_id IS NOT NULL" },
     { on: ["service_id"], unique: true, where: "service_id IS NOT NULL" },
-    { on: ["status"] },
+    { on: ["status", "created_at"] },
+    { on: ["order_id"], where: "order_id IS NOT NULL" },
+    { on: ["cart_id"], where: "cart_id IS NOT NULL" },
   ])

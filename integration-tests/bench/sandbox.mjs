@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+// Benchmark of the sandbox: pay-in creations per second and latency percentiles over keep-alive
+// connections, with a trivial GET route of the same server as the baseline.
+//
+// Usage: node integration-tests/bench/sandbox.mjs [--built] [--duration SECONDS] [--connections N]
+//
+// By default it compiles src/sandbox and the two src/client files it imports with @swc/core into
+// .cache/bench-sandbox (a fraction of a second, no full plugin build, always the current source).
+// With --built it runs .medusa/server/src/sandbox/index.js instead, building it with
+// `npx medusa plugin:build` only when missing.
+// The sandbox runs in a child process (its own event loop, like in real use); autocannon drives it
+// from this process. Every request goes to 127.0.0.1 and each phase is bounded in time and count.
+import { fork, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs"
+import path from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+import autocannon from "autocannon"
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const { values } = parseArgs({
+  options: {
+    built: { type: "boolean", default: false },
+    duration: { type: "string", default: "10" },
+    connections: { type: "string", default: "50" },
+    child: { type: "string" },
+  },
+})
+
+// ------------------------------------------------------------------------------------------------
+// Child mode: run the sandbox and report its URL.
+// ------------------------------------------------------------------------------------------------
+if (values.child) {
+  const { createRequire } = await import("node:module")
+  const require = createRequire(import.meta.url)
+  const { startSandbox } = require(values.child)
+  const sandbox = await startSandbox({ host: "127.0.0.1", port: 0, apiKey: "bench-key", requisitesPerMethod: 10 })
+  process.send({ url: sandbox.url })
+  process.on("message", async (message) => {
+    if (message === "stop") {
+      await sandbox.close()
+      process.exit(0)
+    }
+  })
+} else {
+  await main()
+}
+
+async function compileWithSwc() {
+  const swc = await import("@swc/core")
+  const out = path.join(root, ".cache", "bench-sandbox")
+  rmSync(out, { recursive: true, force: true })
+  const files = [
+    ...readdirSync(path.join(root, "src/sandbox"))
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => `src/sandbox/${f}`),
+    "src/client/schemas.ts",
+    "src/client/signature.ts",
+  ]
+  for (const file of files) {
+    const { code } = await swc.transformFile(path.join(root, file), {
+      jsc: { parser: { syntax: "typescript" }, target: "es2021" },
+      module: { type: "commonjs" },
+      sourceMaps: false,
+      swcrc: false,
+      configFile: false,
+    })
+    const target = path.join(out, file.replace(/\.ts$/, ".js"))
+    mkdirSync(path.dirname(target), { recursive: true })
+    writeFileSync(target, code)
+  }
+  return path.join(out, "src/sandbox/index.js")
+}
+
+function builtEntry() {
+  const entry = path.join(root, ".medusa/server/src/sandbox/index.js")
+  if (!existsSync(entry)) {
+    console.log("building the plugin (npx medusa plugin:build) ...")
+    const result = spawnSync("npx", ["medusa", "plugin:build"], { cwd: root, stdio: "inherit" })
+    if (result.status !== 0 || !existsSync(entry)) throw new Error("plugin build failed")
+  }
+  return entry
+}
+
+function run(opts) {
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(opts, (err, result) => (err ? reject(err) : resolve(result)))
+    autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false })
+  })
+}
+
+async function main() {
+  const duration = Math.min(Math.max(Number(values.duration) || 10, 1), 60)
+  const connections = Math.min(Math.max(Number(values.connections) || 50, 1), 256)
+  const entry = values.built ? builtEntry() : await compileWithSwc()
+  const child = fork(fileURLToPath(import.meta.url), ["--child", entry], { stdio: ["ignore", "inherit", "inherit", "ipc"] })
+  const { url } = await new Promise((resolve, reject) => {
+    child.once("message", resolve)
+    child.once("exit", (code) => reject(new Error(`sandbox exited with ${code}`)))
+  })
+  if (!new URL(url).hostname.startsWith("127.")) throw new Error(`refusing to benchmark a non-local URL ${url}`)
+
+  let counter = 0
+  const payIn = {
+    url: `${url}/payment/trading/pay-in`,
+    method: "POST",
+    headers: { "content-type": "application/json", "x-api-key": "bench-key" },
+    requests: [
+      {
+        setupRequest(request) {
+          counter += 1
+          request.body = JSON.stringify({
+            fiatAmountRange: { min: 100, max: 50000 },
+            fiatCurrency: "RUB",
+            extra: {
+              externalTransactionId: `bench-${process.pid}-${counter}`,
+              payerInfo: { ip: "203.0.113.7", userId: `user-${counter % 1000}`, userAgent: "bench", fingerprint: "abcdef0123" },
+            },
+            paymentPageConfig: { locale: "EN" },
+          })
+          return request
+        },
+      },
+    ],
+  }
+  const common = { connections, pipelining: 1, timeout: 10 }
+  try {
+    console.log(`sandbox ${values.built ? "(built output)" : "(compiled with swc)"} at ${url}; ${connections} keep-alive connections, ${duration}s per phase`)
+    await run({ ...common, ...payIn, duration: 2, maxOverallRequests: 20_000 }) // warm-up (JIT, pools)
+    const baseline = await run({ ...common, url: `${url}/_sandbox/health`, duration, maxOverallRequests: duration * 100_000 })
+    const creations = await run({ ...common, ...payIn, duration, maxOverallRequests: duration * 50_000 })
+    const ms = (v) => `${v} ms`
+    const report = {
+      "pay-in creations/s (mean)": Math.round(creations.requests.average),
+      "pay-in latency p50": ms(creations.latency.p50),
+      "pay-in latency p90": ms(creations.latency.p90),
+      "pay-in latency p99": ms(creations.latency.p99),
+      "pay-in requests": creations.requests.total,
+      "pay-in non-2xx": creations.non2xx,
+      "pay-in errors/timeouts": creations.errors + creations.timeouts,
+      "baseline GET /_sandbox/health req/s (mean)": Math.round(baseline.requests.average),
+      "baseline latency p50 / p99": `${baseline.latency.p50} / ${baseline.latency.p99} ms`,
+      "creations / baseline": (creations.requests.average / baseline.requests.average).toFixed(2),
+    }
+    console.table(report)
+    const target = 3000
+    console.log(
+      creations.requests.average >= target
+        ? `OK: ${Math.round(creations.requests.average)} creations/s >= ${target}`
+        : `BELOW TARGET: ${Math.round(creations.requests.average)} creations/s < ${target}`
+    )
+    if (creations.non2xx > 0 || creations.errors > 0) process.exitCode = 1
+  } finally {
+    child.send("stop")
+    await new Promise((resolve) => child.once("exit", resolve))
+  }
+}

@@ -1,0 +1,271 @@
+import { errors } from "undici"
+import { request } from "undici"
+import { startSandbox, type RunningSandbox } from "../../src/sandbox"
+import { API_KEY, call, hmacHex, ISO_MS, payInBody, WebhookReceiver } from "./helpers"
+
+describe("sandbox control API: clock, merchant, faults, listings", () => {
+  let sandbox: RunningSandbox
+  let base: string
+  let receiver: WebhookReceiver
+
+  beforeAll(async () => {
+    receiver = await new WebhookReceiver().start()
+    sandbox = await startSandbox({ port: 0, apiKey: API_KEY, webhookUrl: receiver.url, seed: 3 })
+    base = sandbox.url
+  })
+
+  afterAll(async () => {
+    await sandbox.close()
+    await receiver.stop()
+  })
+
+  beforeEach(async () => {
+    await sandbox.webhooksIdle()
+    await call(base, "POST", "/_sandbox/reset", { apiKey: null })
+    await call(base, "PUT", "/_sandbox/merchant", { apiKey: null, body: { paymentWindowSeconds: 900, webhookUrl: receiver.url } })
+    receiver.reset()
+  })
+
+  const create = async (overrides: Record<string, unknown> = {}) => {
+    const res = await call(base, "POST", "/payment/trading/pay-in", { body: payInBody(overrides) })
+    expect(res.status).toBe(201)
+    return res.body
+  }
+  const advance = (seconds: number) => call(base, "POST", "/_sandbox/clock/advance", { apiKey: null, body: { seconds } })
+
+  describe("clock and payment window", () => {
+    it("cancels an active transaction once the clock passes its window (default 900 s), with a webhook", async () => {
+      const tx = await create({ extra: { externalTransactionId: "exp-1" } })
+      const paid = await create({ fiatAmount: 42 })
+      await call(base, "POST", `/_sandbox/transactions/${paid.id}/pay`, { apiKey: null })
+      await receiver.waitFor(1)
+
+      const before = await call(base, "GET", "/_sandbox/clock", { apiKey: null })
+      const moved = await advance(899)
+      expect(moved.status).toBe(200)
+      expect(moved.body.offsetMs - before.body.offsetMs).toBe(899_000)
+      expect(moved.body.now).toMatch(ISO_MS)
+      expect((await call(base, "GET", `/payment/trading/${tx.id}`)).body.status).toBe("active")
+
+      await advance(2)
+      const after = await call(base, "GET", `/payment/trading/${tx.id}`)
+      expect(after.body.status).toBe("canceled")
+      expect((await call(base, "GET", "/payment/trading/external/exp-1")).body.status).toBe("canceled")
+      const hooks = await receiver.waitFor(2)
+      expect(hooks[1].body.id).toBe(tx.id)
+      expect(hooks[1].body.status).toBe("canceled")
+      expect(hooks[1].signature).toBe(hmacHex(hooks[1].rawBody, API_KEY))
+      // The closed one is untouched by expiry.
+      expect(sandbox.transaction(paid.id)!.status).toBe("closed")
+      await sandbox.webhooksIdle()
+      expect(receiver.received).toHaveLength(2)
+    })
+
+    it("stamps createdAt with the sandbox clock and applies a new payment window to new transactions", async () => {
+      await advance(3600)
+      const clock = (await call(base, "GET", "/_sandbox/clock", { apiKey: null })).body
+      const tx = await create()
+      expect(Date.parse(tx.createdAt)).toBeGreaterThanOrEqual(Date.parse(clock.now))
+      expect(Date.parse(tx.createdAt) - Date.now()).toBeGreaterThan(3_500_000)
+
+      await call(base, "PUT", "/_sandbox/merchant", { apiKey: null, body: { paymentWindowSeconds: 60 } })
+      const short = await create({ fiatAmount: 61 })
+      await advance(59)
+      expect(sandbox.transaction(short.id)!.status).toBe("active")
+      expect(sandbox.transaction(tx.id)!.status).toBe("active")
+      await advance(2)
+      expect(sandbox.transaction(short.id)!.status).toBe("canceled")
+      expect(sandbox.transaction(tx.id)!.status).toBe("active")
+    })
+
+    it("rejects a clock that would move backwards or a bad body", async () => {
+      expect((await advance(-1)).status).toBe(400)
+      expect((await call(base, "POST", "/_sandbox/clock/advance", { apiKey: null, body: {} })).status).toBe(400)
+    })
+
+    it("expires through the periodic sweep, without any read, and fires the webhook", async () => {
+      const hookReceiver = await new WebhookReceiver().start()
+      const quick = await startSandbox({
+        port: 0,
+        apiKey: API_KEY,
+        webhookUrl: hookReceiver.url,
+        paymentWindowSeconds: 1,
+        sweepIntervalMs: 50,
+      })
+      try {
+        const tx = (await call(quick.url, "POST", "/payment/trading/pay-in", { body: payInBody() })).body
+        const [hook] = await hookReceiver.waitFor(1, 5_000)
+        expect(hook.body.id).toBe(tx.id)
+        expect(hook.body.status).toBe("canceled")
+        expect(hook.signature).toBe(hmacHex(hook.rawBody, API_KEY))
+      } finally {
+        await quick.close()
+        await hookReceiver.stop()
+      }
+    })
+  })
+
+  describe("merchant settings", () => {
+    it("reads and updates settings without ever showing the API key", async () => {
+      const read = await call(base, "GET", "/_sandbox/merchant", { apiKey: null })
+      expect(read.status).toBe(200)
+      expect(read.body).toMatchObject({
+        webhookUrl: receiver.url,
+        paymentWindowSeconds: 900,
+        whitelist: [],
+        successUrl: null,
+        failureUrl: null,
+        supportLink: null,
+        externalPaymentPageUrl: true,
+        webhookMode: "in_order",
+      })
+      expect("apiKey" in read.body).toBe(false)
+      const updated = await call(base, "PUT", "/_sandbox/merchant", {
+        apiKey: null,
+        body: {
+          successUrl: "https://shop.example.test/ok",
+          failureUrl: "https://shop.example.test/fail",
+          supportLink: "mailto:help@shop.example.test",
+          webhookTimeoutMs: 5000,
+        },
+      })
+      expect(updated.status).toBe(200)
+      expect(updated.body).toMatchObject({
+        successUrl: "https://shop.example.test/ok",
+        failureUrl: "https://shop.example.test/fail",
+        supportLink: "mailto:help@shop.example.test",
+        webhookTimeoutMs: 5000,
+        paymentWindowSeconds: 900,
+      })
+      const reset = await call(base, "PUT", "/_sandbox/merchant", { apiKey: null, body: { successUrl: null, failureUrl: null, supportLink: null } })
+      expect(reset.body.successUrl).toBeNull()
+    })
+
+    it("rejects unknown keys and invalid values with 400", async () => {
+      for (const body of [
+        { paymentWindow: 10 },
+        { paymentWindowSeconds: 0 },
+        { webhookUrl: "ftp://x" },
+        { webhookMode: "random" },
+        { successUrl: "javascript:alert(1)" },
+      ]) {
+        const res = await call(base, "PUT", "/_sandbox/merchant", { apiKey: null, body })
+        expect(res.status).toBe(400)
+        expect(res.body.code).toBe("VALIDATION_ERROR")
+      }
+      expect(sandbox.merchant().paymentWindowSeconds).toBe(900)
+    })
+  })
+
+  describe("listings and reset", () => {
+    it("lists all transactions and resets state", async () => {
+      const a = await create()
+      const b = await create({ fiatAmount: 9 })
+      const list = await call(base, "GET", "/_sandbox/transactions", { apiKey: null })
+      expect(list.status).toBe(200)
+      expect(list.body.map((t: any) => t.id).sort()).toEqual([a.id, b.id].sort())
+      expect(list.body.find((t: any) => t.id === a.id)).toEqual(a)
+      const one = await call(base, "GET", `/_sandbox/transactions/${b.id}`, { apiKey: null })
+      expect(one.body).toEqual(b)
+      expect((await call(base, "POST", "/_sandbox/reset", { apiKey: null })).status).toBe(200)
+      expect((await call(base, "GET", "/_sandbox/transactions", { apiKey: null })).body).toEqual([])
+      expect((await call(base, "GET", `/payment/trading/${a.id}`)).status).toBe(404)
+    })
+  })
+
+  describe("faults", () => {
+    afterEach(async () => {
+      await call(base, "DELETE", "/_sandbox/faults", { apiKey: null })
+    })
+
+    it("answers with the injected status for the next N requests of a route only", async () => {
+      const put = await call(base, "PUT", "/_sandbox/faults", {
+        apiKey: null,
+        body: { faults: [{ route: "POST /payment/trading/pay-in", status: 503, count: 2 }] },
+      })
+      expect(put.status).toBe(200)
+      expect(put.body.faults).toEqual([{ route: "POST /payment/trading/pay-in", status: 503, count: 2, probability: 1 }])
+      for (let i = 0; i < 2; i++) {
+        const res = await call(base, "POST", "/payment/trading/pay-in", { body: payInBody() })
+        expect(res.status).toBe(503)
+        expect(res.body).toEqual({ statusCode: 503, code: "SANDBOX_FAULT", message: expect.any(String) })
+      }
+      // Other routes were never affected; after two hits the fault is gone.
+      expect((await call(base, "GET", "/payment/trading/banks")).status).toBe(200)
+      expect((await call(base, "GET", "/_sandbox/faults", { apiKey: null })).body.faults).toEqual([])
+      expect((await call(base, "POST", "/payment/trading/pay-in", { body: payInBody() })).status).toBe(201)
+      expect(sandbox.transactions()).toHaveLength(1)
+    })
+
+    it("injects by probability: 1 always until DELETE, 0 never", async () => {
+      await call(base, "PUT", "/_sandbox/faults", {
+        apiKey: null,
+        body: [
+          { route: "GET /payment/trading/banks", status: 500, probability: 0 },
+          { route: "GET /payment/trading/currency", status: 429, code: "RATE_LIMITED", probability: 1 },
+        ],
+      })
+      for (let i = 0; i < 5; i++) {
+        expect((await call(base, "GET", "/payment/trading/banks")).status).toBe(200)
+        const limited = await call(base, "GET", "/payment/trading/currency")
+        expect(limited.status).toBe(429)
+        expect(limited.body.code).toBe("RATE_LIMITED")
+      }
+      const cleared = await call(base, "DELETE", "/_sandbox/faults", { apiKey: null })
+      expect(cleared.status).toBe(200)
+      expect(cleared.body).toEqual({ faults: [] })
+      expect((await call(base, "GET", "/payment/trading/currency")).status).toBe(200)
+    })
+
+    it("injects a fraction of failures with 0 < probability < 1", async () => {
+      await call(base, "PUT", "/_sandbox/faults", { apiKey: null, body: [{ route: "*", status: 502, probability: 0.5 }] })
+      const statuses: number[] = []
+      for (let i = 0; i < 40; i++) statuses.push((await call(base, "GET", "/payment/trading/banks")).status)
+      expect(statuses).toContain(502)
+      expect(statuses).toContain(200)
+    })
+
+    it("resets the connection without an answer", async () => {
+      await call(base, "PUT", "/_sandbox/faults", { apiKey: null, body: [{ route: "GET /payment/trading/{id}", reset: true, count: 1 }] })
+      const tx = await create()
+      await expect(call(base, "GET", `/payment/trading/${tx.id}`)).rejects.toThrow()
+      expect((await call(base, "GET", `/payment/trading/${tx.id}`)).status).toBe(200)
+    })
+
+    it("delays a request past a client's timeout, then lets it through normally once cleared", async () => {
+      await call(base, "PUT", "/_sandbox/faults", {
+        apiKey: null,
+        body: [{ route: "GET /payment/trading/external/{id}", delayMs: 5000 }],
+      })
+      await create({ extra: { externalTransactionId: "slow-1" } })
+      const slow = request(`${base}/payment/trading/external/slow-1`, { headers: { "x-api-key": API_KEY }, headersTimeout: 300 })
+      await expect(slow).rejects.toBeInstanceOf(errors.HeadersTimeoutError)
+      await call(base, "DELETE", "/_sandbox/faults", { apiKey: null })
+      const fast = await request(`${base}/payment/trading/external/slow-1`, { headers: { "x-api-key": API_KEY }, headersTimeout: 3000 })
+      expect(fast.statusCode).toBe(200)
+      await fast.body.dump()
+    })
+
+    it("delays and then answers normally when the fault has only a delay", async () => {
+      await call(base, "PUT", "/_sandbox/faults", { apiKey: null, body: [{ route: "GET /payment/trading/banks", delayMs: 50, count: 1 }] })
+      const res = await call(base, "GET", "/payment/trading/banks")
+      expect(res.status).toBe(200)
+      expect(Array.isArray(res.body)).toBe(true)
+      expect((await call(base, "GET", "/_sandbox/faults", { apiKey: null })).body.faults).toEqual([])
+    })
+
+    it("rejects invalid fault definitions", async () => {
+      for (const body of [
+        [{ route: "GET /nowhere", status: 500 }],
+        [{ route: "*" }],
+        [{ status: 200 }],
+        [{ status: 500, reset: true }],
+        [{ status: 500, probability: 2 }],
+      ]) {
+        const res = await call(base, "PUT", "/_sandbox/faults", { apiKey: null, body })
+        expect(res.status).toBe(400)
+        expect(res.body.code).toBe("VALIDATION_ERROR")
+      }
+    })
+  })
+})

@@ -1,0 +1,89 @@
+// A storefront, as plain store-API calls (what @medusajs/js-sdk sends), for the checkout specs.
+import { DEMO, DemoSeedResult } from "../app/seed/demo-store"
+
+type Api = {
+  get: (url: string, config?: unknown) => Promise<{ status: number; data: any }>
+  post: (url: string, body?: unknown, config?: unknown) => Promise<{ status: number; data: any }>
+}
+
+export class Storefront {
+  readonly headers: { headers: Record<string, string> }
+
+  constructor(
+    private readonly api: Api,
+    readonly seed: DemoSeedResult,
+    userAgent = "PayinTestBrowser/1.0"
+  ) {
+    this.headers = { headers: { "x-publishable-api-key": seed.publishableKey, "user-agent": userAgent } }
+  }
+
+  /** A cart with one product, addresses and shipping, ready for payment. */
+  async cart(quantity = 1): Promise<string> {
+    const { data } = await this.api.post(
+      "/store/carts",
+      {
+        region_id: this.seed.regionId,
+        email: "shopper@payin.test",
+        items: [{ variant_id: this.seed.productVariantId, quantity }],
+      },
+      this.headers
+    )
+    const cartId = data.cart.id
+    const address = {
+      first_name: "Ivan",
+      last_name: "Petrov",
+      address_1: "Tverskaya 1",
+      city: "Moscow",
+      postal_code: "101000",
+      country_code: DEMO.country,
+    }
+    await this.api.post(`/store/carts/${cartId}`, { shipping_address: address, billing_address: address }, this.headers)
+    await this.api.post(`/store/carts/${cartId}/shipping-methods`, { option_id: this.seed.shippingOptionId }, this.headers)
+    return cartId
+  }
+
+  async addItem(cartId: string): Promise<void> {
+    await this.api.post(`/store/carts/${cartId}/line-items`, { variant_id: this.seed.productVariantId, quantity: 1 }, this.headers)
+  }
+
+  async paymentCollection(cartId: string): Promise<string> {
+    const { data } = await this.api.post("/store/payment-collections", { cart_id: cartId }, this.headers)
+    return data.payment_collection.id
+  }
+
+  /** Creates the payment session; returns the session as the store API shows it. */
+  async session(cartId: string, providerId: string, data?: Record<string, unknown>): Promise<any> {
+    const collectionId = await this.paymentCollection(cartId)
+    const res = await this.api.post(
+      `/store/payment-collections/${collectionId}/payment-sessions`,
+      { provider_id: providerId, ...(data ? { data } : {}) },
+      this.headers
+    )
+    return res.data.payment_collection.payment_sessions.find((s: any) => s.provider_id === providerId)
+  }
+
+  /** Same, but resolves with the error response instead of throwing. */
+  async sessionError(cartId: string, providerId: string, data?: Record<string, unknown>): Promise<{ status: number; data: any }> {
+    try {
+      await this.session(cartId, providerId, data)
+    } catch (error: any) {
+      if (error.response) {
+        return { status: error.response.status, data: error.response.data }
+      }
+      throw error
+    }
+    throw new Error("expected the payment session to be refused")
+  }
+
+  async complete(cartId: string): Promise<{ status: number; data: any }> {
+    try {
+      const res = await this.api.post(`/store/carts/${cartId}/complete`, {}, this.headers)
+      return { status: res.status, data: res.data }
+    } catch (error: any) {
+      if (error.response) {
+        return { status: error.response.status, data: error.response.data }
+      }
+      throw error
+    }
+  }
+}

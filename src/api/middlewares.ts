@@ -1,0 +1,37 @@
+import { MedusaNextFunction, MedusaRequest, MedusaResponse, defineMiddlewares } from "@medusajs/framework/http"
+import { CLIENT_CONTEXT_KEY } from "../providers/payin/storefront-data"
+
+/**
+ * Captures the shopper's IP address and user agent on the server when a storefront creates a
+ * payment session (the service's fraud checks use them). Whatever the storefront itself sends
+ * under this key is overwritten, so the values can never be forged from the request body.
+ */
+function captureClientContext(req: MedusaRequest, _res: MedusaResponse, next: MedusaNextFunction) {
+  const context = {
+    ip: (req.ip ?? req.socket?.remoteAddress ?? "").replace(/^::ffff:/, "").slice(0, 64) || undefined,
+    user_agent: (req.get("user-agent") ?? "").slice(0, 1024) || undefined,
+    payment_collection_id: typeof req.params?.id === "string" ? req.params.id : undefined,
+  }
+  for (const holder of [req.body, (req as MedusaRequest & { validatedBody?: unknown }).validatedBody]) {
+    if (holder && typeof holder === "object") {
+      const target = holder as { data?: Record<string, unknown> }
+      target.data = { ...(target.data ?? {}), [CLIENT_CONTEXT_KEY]: context }
+    }
+  }
+  next()
+}
+
+export default defineMiddlewares({
+  routes: [
+    {
+      matcher: "/store/payment-collections/:id/payment-sessions",
+      methods: ["POST"],
+      middlewares: [captureClientContext],
+    },
+    {
+      matcher: "/hooks/payin/:id",
+      methods: ["POST"],
+      bodyParser: { preserveRawBody: true, sizeLimit: "256kb" },
+    },
+  ],
+})

@@ -1,0 +1,337 @@
+import { Pool } from "undici"
+import { z } from "zod"
+import {
+  DUPLICATE_EXTERNAL_ID_CODES,
+  PayinIpNotWhitelistedError,
+  PayinNotFoundError,
+  PayinRequisitesUnavailableError,
+  PayinServiceError,
+  PayinUnauthorizedError,
+  REQUISITES_UNAVAILABLE_CODES,
+} from "./errors"
+import {
+  Bank,
+  BankListSchema,
+  Currency,
+  CurrencyListSchema,
+  PayInRequest,
+  Transaction,
+  TransactionSchema,
+} from "./schemas"
+import { sign } from "./signature"
+
+export type PayinClientOptions = {
+  baseUrl: string
+  apiKey: string
+  /** Timeout of one HTTP exchange (headers and body). */
+  timeoutMs?: number
+  /** Send `x-signature` (HMAC-SHA256 of the body keyed with the API key) on requests with a body. */
+  signRequests?: boolean
+  /** Attempts of an idempotent request (GET) before giving up. */
+  getAttempts?: number
+  /** Base delay of the exponential backoff between attempts. */
+  backoffMs?: number
+  /** Attempts of the pay-in POST, each preceded by a lookup when the previous outcome is unknown. */
+  createAttempts?: number
+}
+
+/** One keep-alive pool per service origin, shared by every client of that origin. */
+const pools = new Map<string, Pool>()
+
+function poolFor(origin: string): Pool {
+  let pool = pools.get(origin)
+  if (!pool) {
+    pool = new Pool(origin, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1 })
+    pools.set(origin, pool)
+  }
+  return pool
+}
+
+/** Closes every pool (tests and graceful shutdown). */
+export async function closePayinPools(): Promise<void> {
+  const all = [...pools.values()]
+  pools.clear()
+  await Promise.all(all.map((p) => p.close().catch(() => undefined)))
+}
+
+const ErrorBodyLoose = z.looseObject({ code: z.string().optional(), message: z.string().optional() })
+
+/**
+ * HTTP client of the Merchant Payment Service. Every call has a timeout; GETs retry with
+ * exponential backoff and jitter; answers are parsed with the shared zod schemas (a malformed
+ * answer is a typed error, never a crash); the pay-in POST is never re-sent without first looking
+ * the pay-in up by its externalTransactionId.
+ */
+export class PayinClient {
+  private readonly origin: string
+  private readonly prefix: string
+  private readonly apiKey: string
+  private readonly timeoutMs: number
+  private readonly signRequests: boolean
+  private readonly getAttempts: number
+  private readonly backoffMs: number
+  private readonly createAttempts: number
+
+  constructor(options: PayinClientOptions) {
+    const url = new URL(options.baseUrl)
+    this.origin = url.origin
+    this.prefix = url.pathname.replace(/\/+$/, "")
+    this.apiKey = options.apiKey
+    this.timeoutMs = options.timeoutMs ?? 15_000
+    this.signRequests = options.signRequests ?? true
+    this.getAttempts = Math.max(1, options.getAttempts ?? 3)
+    this.backoffMs = options.backoffMs ?? 200
+    this.createAttempts = Math.max(1, options.createAttempts ?? 3)
+  }
+
+  /** POST /payment/trading/pay-in, once. Throws a typed error; `ambiguous` ones may have taken effect. */
+  async createPayInOnce(body: PayInRequest): Promise<Transaction> {
+    const res = await this.send("POST", "/payment/trading/pay-in", JSON.stringify(body))
+    return this.parse(res, TransactionSchema, "POST", "/payment/trading/pay-in")
+  }
+
+  /**
+   * Creates the pay-in for `externalId` (its `extra.externalTransactionId`) at most once: when the
+   * outcome of a POST is unknown (timeout, reset, 5xx) or the service reports the external id as
+   * taken, the pay-in is looked up by external id, and the POST is sent again only when the
+   * service has none.
+   */
+  async createPayIn(body: PayInRequest, externalId: string): Promise<Transaction> {
+    let lastError: unknown
+    for (let attempt = 1; attempt <= this.createAttempts; attempt++) {
+      if (attempt > 1) {
+        await this.pause(attempt - 1)
+        const existing = await this.findByExternalId(externalId)
+        if (existing) {
+          return existing
+        }
+      }
+      try {
+        return await this.createPayInOnce(body)
+      } catch (error) {
+        lastError = error
+        if (error instanceof PayinServiceError && error.kind === "duplicate_external_id") {
+          const existing = await this.findByExternalId(externalId)
+          if (existing) {
+            return existing
+          }
+          throw error
+        }
+        if (!(error instanceof PayinServiceError) || !error.ambiguous) {
+          throw error
+        }
+      }
+    }
+    // The last POST's outcome is unknown: one more look before giving up.
+    const existing = await this.findByExternalId(externalId).catch(() => null)
+    if (existing) {
+      return existing
+    }
+    throw lastError
+  }
+
+  /** GET /payment/trading/{id}. */
+  async getTransaction(id: string): Promise<Transaction> {
+    const path = `/payment/trading/${encodeURIComponent(id)}`
+    return this.get(path, TransactionSchema)
+  }
+
+  /** GET /payment/trading/external/{id}. */
+  async getTransactionByExternalId(externalId: string): Promise<Transaction> {
+    const path = `/payment/trading/external/${encodeURIComponent(externalId)}`
+    return this.get(path, TransactionSchema)
+  }
+
+  /** The pay-in with this external id, or null when the service has none. */
+  async findByExternalId(externalId: string): Promise<Transaction | null> {
+    try {
+      return await this.getTransactionByExternalId(externalId)
+    } catch (error) {
+      if (error instanceof PayinNotFoundError) {
+        return null
+      }
+      throw error
+    }
+  }
+
+  /** GET /payment/trading/banks (the sandbox's shape; other shapes are unwrapped when possible). */
+  async listBanks(): Promise<Bank[]> {
+    return this.get("/payment/trading/banks", unwrapList(BankListSchema))
+  }
+
+  /** GET /payment/trading/currency. */
+  async listCurrencies(): Promise<Currency[]> {
+    return this.get("/payment/trading/currency", unwrapList(CurrencyListSchema))
+  }
+
+  private async get<S extends z.ZodType>(path: string, schema: S): Promise<z.output<S>> {
+    let lastError: unknown
+    for (let attempt = 1; attempt <= this.getAttempts; attempt++) {
+      if (attempt > 1) {
+        await this.pause(attempt - 1)
+      }
+      try {
+        const res = await this.send("GET", path)
+        return this.parse(res, schema, "GET", path)
+      } catch (error) {
+        lastError = error
+        if (!(error instanceof PayinServiceError) || !error.retryable) {
+          throw error
+        }
+      }
+    }
+    throw lastError
+  }
+
+  private pause(retry: number): Promise<void> {
+    const base = this.backoffMs * 2 ** (retry - 1)
+    const delay = base / 2 + Math.random() * base // jitter: 50%..150% of the base
+    return new Promise((resolve) => setTimeout(resolve, delay))
+  }
+
+  private async send(method: "GET" | "POST", path: string, body?: string): Promise<{ status: number; text: string }> {
+    const headers: Record<string, string> = { accept: "application/json", "x-api-key": this.apiKey }
+    if (body !== undefined) {
+      headers["content-type"] = "application/json"
+      if (this.signRequests) {
+        headers["x-signature"] = sign(body, this.apiKey)
+      }
+    }
+    const fullPath = this.prefix + path
+    try {
+      const res = await poolFor(this.origin).request({
+        method,
+        path: fullPath,
+        headers,
+        body,
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        signal: AbortSignal.timeout(this.timeoutMs + 50),
+      })
+      const text = await res.body.text()
+      return { status: res.statusCode, text }
+    } catch (error) {
+      throw transportError(error, method, path, this.timeoutMs)
+    }
+  }
+
+  private parse<S extends z.ZodType>(
+    res: { status: number; text: string },
+    schema: S,
+    method: string,
+    path: string
+  ): z.output<S> {
+    if (res.status >= 200 && res.status < 300) {
+      let json: unknown
+      try {
+        json = JSON.parse(res.text)
+      } catch (error) {
+        throw new PayinServiceError(
+          "malformed_response",
+          `The payment service answered ${method} ${path} with a body that is not JSON`,
+          { status: res.status, method, path },
+          { cause: error }
+        )
+      }
+      const parsed = schema.safeParse(json)
+      if (!parsed.success) {
+        const fields = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+        throw new PayinServiceError(
+          "malformed_response",
+          `The payment service answered ${method} ${path} with an unexpected shape (${fields.join("; ")})`,
+          { status: res.status, method, path, fields }
+        )
+      }
+      return parsed.data
+    }
+    throw statusError(res, method, path)
+  }
+}
+
+/** Accepts a bare array, or an object wrapping one under data/items/banks/currencies. */
+function unwrapList<S extends z.ZodType>(schema: S) {
+  return z.preprocess((value) => {
+    if (Array.isArray(value) || !value || typeof value !== "object") {
+      return value
+    }
+    const record = value as Record<string, unknown>
+    for (const key of ["data", "items", "result", "banks", "currencies"]) {
+      if (Array.isArray(record[key])) {
+        return record[key]
+      }
+    }
+    return value
+  }, schema)
+}
+
+function statusError(res: { status: number; text: string }, method: string, path: string): PayinServiceError {
+  let code: string | undefined
+  let serviceMessage: string | undefined
+  let fields: unknown
+  try {
+    const body = JSON.parse(res.text)
+    const parsed = ErrorBodyLoose.safeParse(body)
+    if (parsed.success) {
+      code = parsed.data.code
+      serviceMessage = parsed.data.message?.slice(0, 300)
+      const { statusCode: _s, code: _c, message: _m, ...rest } = body as Record<string, unknown>
+      fields = Object.keys(rest).length ? rest : undefined
+    }
+  } catch {
+    // not JSON: the status alone decides
+  }
+  const details = { status: res.status, code, fields, method, path }
+  if (res.status === 401) {
+    return new PayinUnauthorizedError(details)
+  }
+  if (res.status === 403 && code === "MERCHANT_IP_NOT_WHITELISTED") {
+    return new PayinIpNotWhitelistedError(details)
+  }
+  if (res.status === 404) {
+    return new PayinNotFoundError(details)
+  }
+  if (code && REQUISITES_UNAVAILABLE_CODES.has(code)) {
+    return new PayinRequisitesUnavailableError(details, serviceMessage)
+  }
+  if (code && DUPLICATE_EXTERNAL_ID_CODES.has(code)) {
+    return new PayinServiceError(
+      "duplicate_external_id",
+      "The payment service already has a pay-in for this payment session",
+      details
+    )
+  }
+  const described = `${res.status}${code ? ` ${code}` : ""}${serviceMessage ? `: ${serviceMessage}` : ""}`
+  if (res.status >= 500 || res.status === 429 || res.status === 408) {
+    return new PayinServiceError("server", `The payment service failed ${method} ${path} (${described})`, details, {
+      ambiguous: res.status >= 500,
+      retryable: true,
+    })
+  }
+  return new PayinServiceError("validation", `The payment service refused ${method} ${path} (${described})`, details)
+}
+
+function transportError(error: unknown, method: string, path: string, timeoutMs: number): PayinServiceError {
+  const code = (error as { code?: string; name?: string })?.code ?? (error as { name?: string })?.name
+  const timedOut =
+    code === "UND_ERR_HEADERS_TIMEOUT" ||
+    code === "UND_ERR_BODY_TIMEOUT" ||
+    code === "UND_ERR_CONNECT_TIMEOUT" ||
+    code === "TimeoutError" ||
+    code === "AbortError"
+  if (timedOut) {
+    return new PayinServiceError(
+      "timeout",
+      `The payment service did not answer ${method} ${path} within ${timeoutMs} ms`,
+      { method, path },
+      { ambiguous: true, retryable: true, cause: error }
+    )
+  }
+  // Refused before anything was sent cannot have taken effect; anything later might have.
+  const notSent = code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN"
+  return new PayinServiceError(
+    "network",
+    `Could not reach the payment service for ${method} ${path} (${code ?? "connection error"})`,
+    { method, path },
+    { ambiguous: !notSent, retryable: true, cause: error }
+  )
+}

@@ -1,0 +1,102 @@
+/**
+ * Typed errors of the Merchant Payment Service client. Messages are safe to show a merchant and to
+ * log: they never contain the API key, only the service's code and message.
+ */
+
+export type PayinErrorKind =
+  | "unauthorized"
+  | "ip_not_whitelisted"
+  | "requisites_unavailable"
+  | "duplicate_external_id"
+  | "not_found"
+  | "validation"
+  | "server"
+  | "timeout"
+  | "network"
+  | "malformed_response"
+
+export class PayinServiceError extends Error {
+  /** True when the request may have taken effect at the service (timeouts, resets, 5xx). */
+  readonly ambiguous: boolean
+  /** True when the same request may succeed if sent again. */
+  readonly retryable: boolean
+
+  constructor(
+    readonly kind: PayinErrorKind,
+    message: string,
+    readonly details: { status?: number; code?: string; fields?: unknown; method?: string; path?: string } = {},
+    options: { ambiguous?: boolean; retryable?: boolean; cause?: unknown } = {}
+  ) {
+    super(message)
+    this.name = "PayinServiceError"
+    if (options.cause !== undefined) {
+      Object.defineProperty(this, "cause", { value: options.cause, enumerable: false })
+    }
+    this.ambiguous = options.ambiguous ?? false
+    this.retryable = options.retryable ?? false
+  }
+
+  get status(): number | undefined {
+    return this.details.status
+  }
+
+  get code(): string | undefined {
+    return this.details.code
+  }
+}
+
+export class PayinUnauthorizedError extends PayinServiceError {
+  constructor(details: PayinServiceError["details"]) {
+    super(
+      "unauthorized",
+      "The payment service rejected the API key (401): check the key generated in the merchant panel",
+      details
+    )
+    this.name = "PayinUnauthorizedError"
+  }
+}
+
+export class PayinIpNotWhitelistedError extends PayinServiceError {
+  constructor(details: PayinServiceError["details"]) {
+    super(
+      "ip_not_whitelisted",
+      "The payment service refused this server's address (403 MERCHANT_IP_NOT_WHITELISTED): add the " +
+        "outgoing IP address of the Medusa server to the IP whitelist in the merchant panel, or empty the whitelist",
+      details
+    )
+    this.name = "PayinIpNotWhitelistedError"
+  }
+}
+
+export class PayinRequisitesUnavailableError extends PayinServiceError {
+  constructor(details: PayinServiceError["details"], serviceMessage?: string) {
+    super(
+      "requisites_unavailable",
+      `No payment requisites are available for this amount right now${serviceMessage ? ` (${serviceMessage})` : ""}: ` +
+        "try again in a few minutes or another method or bank",
+      details
+    )
+    this.name = "PayinRequisitesUnavailableError"
+  }
+}
+
+export class PayinNotFoundError extends PayinServiceError {
+  constructor(details: PayinServiceError["details"]) {
+    super("not_found", "The payment service has no such transaction (404)", details)
+    this.name = "PayinNotFoundError"
+  }
+}
+
+/** Codes the service (or the sandbox) uses for "no requisites left". */
+export const REQUISITES_UNAVAILABLE_CODES = new Set([
+  "REQUISITES_UNAVAILABLE",
+  "REQUISITES_NOT_AVAILABLE",
+  "NO_REQUISITES",
+  "REQUISITE_NOT_FOUND",
+])
+/** Codes for "a transaction with this externalTransactionId exists". */
+export const DUPLICATE_EXTERNAL_ID_CODES = new Set(["DUPLICATE_EXTERNAL_ID", "DUPLICATE_EXTERNAL_TRANSACTION_ID"])
+
+export function isPayinServiceError(error: unknown): error is PayinServiceError {
+  return error instanceof PayinServiceError
+}

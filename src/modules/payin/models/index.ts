@@ -1,0 +1,2 @@
+export { PayinTransaction } from "./payin-transaction"
+export { PayinStatusChange } from "./payin-status-change"

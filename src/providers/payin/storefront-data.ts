@@ -1,0 +1,105 @@
+import { MedusaError } from "@medusajs/framework/utils"
+import { z } from "zod"
+import { PayinProviderOptions } from "../../../medusa-plugin.config"
+import { PAYIN_METHODS } from "../../client/schemas"
+
+/**
+ * Key under which the store middleware passes what it captured server-side (the shopper's IP and
+ * user agent). Whatever a storefront sends under this key is overwritten by the middleware.
+ */
+export const CLIENT_CONTEXT_KEY = "payin_client"
+
+export const ClientContextSchema = z.object({
+  ip: z.string().max(64).optional(),
+  user_agent: z.string().max(1024).optional(),
+  payment_collection_id: z.string().max(64).optional(),
+})
+export type ClientContext = z.infer<typeof ClientContextSchema>
+
+/** What a storefront may send in the payment session's `data` (everything else is refused). */
+export const StorefrontDataSchema = z
+  .object({
+    method: z.enum(PAYIN_METHODS, { error: `method must be one of: ${PAYIN_METHODS.join(", ")}` }).optional(),
+    bank: z.string().trim().min(1, { message: "bank must not be empty" }).max(128).optional(),
+    success_url: z.string().max(2048).optional(),
+    failure_url: z.string().max(2048).optional(),
+    locale: z
+      .string()
+      .regex(/^[A-Za-z]{2}(?:[-_][A-Za-z]{2})?$/, { message: 'locale must be a language code such as "EN" or "RU"' })
+      .transform((v) => v.toUpperCase())
+      .optional(),
+  })
+  .strict()
+export type StorefrontData = z.infer<typeof StorefrontDataSchema>
+
+/** Keys Medusa or this plugin put into `data` that are not the storefront's. */
+const SERVER_KEYS = new Set(["session_id", CLIENT_CONTEXT_KEY])
+
+export type ParsedSessionInput = StorefrontData & { client: ClientContext }
+
+/**
+ * Parses the untrusted storefront `data` against the allow-list and the merchant's settings:
+ * methods and banks the merchant allows, redirect URLs only to allowed origins (no open redirect).
+ */
+export function parseStorefrontData(data: Record<string, unknown> | undefined, options: PayinProviderOptions): ParsedSessionInput {
+  const storefront: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(data ?? {})) {
+    if (!SERVER_KEYS.has(key) && value !== undefined && value !== null) {
+      storefront[key] = value
+    }
+  }
+  const parsed = StorefrontDataSchema.safeParse(storefront)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]
+    const message =
+      issue.code === "unrecognized_keys"
+        ? `Unknown payment data field(s): ${issue.keys.join(", ")}. Allowed: method, bank, success_url, failure_url, locale`
+        : `Invalid payment data: ${issue.path.join(".") || "data"}: ${issue.message}`
+    throw new MedusaError(MedusaError.Types.INVALID_DATA, message, "payin_invalid_data")
+  }
+  const value = parsed.data
+  if (value.method && options.allowedMethods.length && !options.allowedMethods.includes(value.method)) {
+    throw new MedusaError(
+      MedusaError.Types.INVALID_DATA,
+      `Payment method "${value.method}" is not offered by this store. Offered: ${options.allowedMethods.join(", ")}`,
+      "payin_invalid_data"
+    )
+  }
+  if (value.bank && options.allowedBanks.length && !options.allowedBanks.includes(value.bank)) {
+    throw new MedusaError(
+      MedusaError.Types.INVALID_DATA,
+      `Bank "${value.bank}" is not offered by this store. Offered: ${options.allowedBanks.join(", ")}`,
+      "payin_invalid_data"
+    )
+  }
+  for (const key of ["success_url", "failure_url"] as const) {
+    const url = value[key]
+    if (url !== undefined && !isAllowedRedirect(url, options.allowedRedirectOrigins)) {
+      throw new MedusaError(
+        MedusaError.Types.INVALID_DATA,
+        `${key} must be an http(s) URL on one of the store's allowed redirect origins` +
+          (options.allowedRedirectOrigins.length ? ` (${options.allowedRedirectOrigins.join(", ")})` : " (none are configured)"),
+        "payin_invalid_data"
+      )
+    }
+  }
+  const client = ClientContextSchema.safeParse(data?.[CLIENT_CONTEXT_KEY] ?? {})
+  return { ...value, client: client.success ? client.data : {} }
+}
+
+export function isAllowedRedirect(url: string, allowedOrigins: string[]): boolean {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return false
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+    return false
+  }
+  // Userinfo tricks (https://shop.example@evil.example) are refused outright.
+  if (parsed.username || parsed.password) {
+    return false
+  }
+  return allowedOrigins.includes(parsed.origin)
+}
