@@ -50,6 +50,14 @@ if (type === "unit") {
     globalTeardown: "<rootDir>/integration-tests/support/global-teardown.mjs",
     testTimeout: 180000,
   }
+} else if (type === "bench") {
+  module.exports = {
+    ...base,
+    testMatch: ["<rootDir>/integration-tests/bench/*.bench.[jt]s"],
+    globalSetup: "<rootDir>/integration-tests/support/global-setup.mjs",
+    globalTeardown: "<rootDir>/integration-tests/support/global-teardown.mjs",
+    testTimeout: 900000,
+  }
 } else {
-  throw new Error(`Unknown TEST_TYPE "${type}": use "unit" or "integration"`)
+  throw new Error(`Unknown TEST_TYPE "${type}": use "unit", "integration" or "bench"`)
 }

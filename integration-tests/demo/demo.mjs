@@ -9,11 +9,18 @@
 //   DEMO_DB_NAME (payin_demo)  database name
 //   DEMO_DIR (.demo)           where the demo keeps its data and writes demo.json
 import { spawn } from "node:child_process"
-import { randomBytes } from "node:crypto"
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { createHash, randomBytes } from "node:crypto"
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
-import { createDatabase, databaseUrl, externalDatabase, startEmbeddedPostgres } from "../support/postgres.mjs"
+import net from "node:net"
+import {
+  createDatabase,
+  databaseUrl,
+  externalDatabase,
+  startDetachedWatchdog,
+  startEmbeddedPostgres,
+} from "../support/postgres.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 const appDir = path.join(root, "integration-tests", "app")
@@ -27,6 +34,7 @@ const adminEmail = process.env.DEMO_ADMIN_EMAIL || "admin@payin.demo"
 const adminPassword = process.env.DEMO_ADMIN_PASSWORD || "payin-demo"
 
 const children = new Set()
+const watchdogs = []
 let pgServer = null
 let stopping = false
 
@@ -59,6 +67,8 @@ function run(command, args, { env, cwd = appDir, label }) {
 function startService(command, args, { env, cwd = appDir, name, onLine }) {
   const child = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
   children.add(child)
+  // its own process group outlives a SIGKILL of this script: a watchdog ends it then
+  watchdogs.push(startDetachedWatchdog([`group=${child.pid}`]))
   const forward = (stream, out) => {
     let buffer = ""
     stream.on("data", (chunk) => {
@@ -108,6 +118,9 @@ async function shutdown(code = 0) {
       process.kill(-child.pid, "SIGKILL")
     } catch {}
   }
+  for (const watchdog of watchdogs) {
+    watchdog.kill()
+  }
   if (pgServer) {
     await pgServer.stop().catch(() => {})
   }
@@ -132,12 +145,37 @@ async function waitForHealth(url, timeoutMs) {
   throw new Error(`${url} did not answer within ${timeoutMs / 1000}s`)
 }
 
+function portFree(port) {
+  return new Promise((resolve) => {
+    const probe = net.createServer()
+    probe.once("error", () => resolve(false))
+    probe.listen(port, () => probe.close(() => resolve(true)))
+  })
+}
+
 function readJson(file, fallback) {
   try {
     return JSON.parse(readFileSync(file, "utf8"))
   } catch {
     return fallback
   }
+}
+
+/** Changes when Medusa or any migration of the plugin changes: then `db:migrate` runs again. */
+function schemaFingerprint() {
+  const hash = createHash("sha256")
+  hash.update(JSON.parse(readFileSync(path.join(root, "node_modules", "@medusajs", "medusa", "package.json"), "utf8")).version)
+  const modules = path.join(root, "src", "modules")
+  for (const mod of readdirSync(modules).sort()) {
+    const dir = path.join(modules, mod, "migrations")
+    if (existsSync(dir)) {
+      for (const file of readdirSync(dir).sort()) {
+        hash.update(`${mod}/${file}:`).update(readFileSync(path.join(dir, file)))
+      }
+    }
+  }
+  hash.update(readFileSync(path.join(appDir, "medusa-config.ts")))
+  return hash.digest("hex").slice(0, 16)
 }
 
 async function main() {
@@ -204,23 +242,34 @@ async function main() {
     PAYIN_BASE_URL: sandboxUrl,
   }
 
-  // 3. Schema (fast when nothing is pending) and seed data (once per database)
-  log("migrating the database…")
-  await run(medusaBin, ["db:migrate"], { env, label: "medusa db:migrate" })
+  // 3. Schema and seed data, each only when this database does not have them yet
+  const dbIdentity = pgServer ? `embedded:${dbName}` : `${db.DB_HOST}:${db.DB_PORT}/${dbName}`
+  const schema = schemaFingerprint()
+  if (state.migrated?.[dbIdentity] !== schema) {
+    log("migrating the database…")
+    await run(medusaBin, ["db:migrate"], { env, label: "medusa db:migrate" })
+    state.migrated = { ...(state.migrated ?? {}), [dbIdentity]: schema }
+    writeFileSync(path.join(demoDir, "state.json"), JSON.stringify(state, null, 2), { mode: 0o600 })
+  } else {
+    log("database schema is up to date")
+  }
   const seedFile = path.join(demoDir, "seed.json")
-  const seededDb = state.seededDatabase === databaseUrl({ ...db, DB_PASSWORD: "" }, dbName)
+  const seededDb = state.seededDatabase === dbIdentity
   if (!seededDb || !existsSync(seedFile)) {
     log("seeding the demo store…")
     await run(medusaBin, ["exec", "./seed/run-demo-seed.ts"], {
       env: { ...env, DEMO_SEED_OUT: seedFile, DEMO_ADMIN_EMAIL: adminEmail, DEMO_ADMIN_PASSWORD: adminPassword },
       label: "seeding",
     })
-    state.seededDatabase = databaseUrl({ ...db, DB_PASSWORD: "" }, dbName)
+    state.seededDatabase = dbIdentity
     writeFileSync(path.join(demoDir, "state.json"), JSON.stringify(state, null, 2), { mode: 0o600 })
   }
   const seed = JSON.parse(readFileSync(seedFile, "utf8"))
 
   // 4. Medusa with the admin, the plugin loaded from source (edits reload)
+  if (!(await portFree(port))) {
+    throw new Error(`port ${port} is in use (another demo or Medusa?): stop it or set DEMO_PORT`)
+  }
   log("starting Medusa…")
   const backendUrl = `http://localhost:${port}`
   startService(medusaBin, ["develop", "--port", String(port)], { env, name: "medusa" })

@@ -1,7 +1,8 @@
 // `npm run demo` end to end, the way a newcomer runs it: embedded PostgreSQL, sandbox, migrated
 // and seeded Medusa with the admin; then a second run on the same data; Ctrl-C stops everything.
 import { ChildProcess, spawn } from "child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "fs"
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "fs"
+import net from "net"
 import os from "os"
 import path from "path"
 
@@ -9,8 +10,22 @@ jest.setTimeout(600_000)
 
 const root = path.resolve(__dirname, "..", "..")
 const demoDir = mkdtempSync(path.join(os.tmpdir(), "payin-demo-test-"))
+chmodSync(demoDir, 0o755) // PostgreSQL runs as the OS user "postgres", which must enter it
 
 type Demo = Record<string, string>
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.on("error", reject)
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+const started = new Set<ChildProcess>()
 
 function startDemo(port: number) {
   const env: NodeJS.ProcessEnv = { ...process.env, DEMO_DIR: demoDir, DEMO_PORT: String(port), DEMO_SANDBOX_PORT: "0" }
@@ -23,6 +38,8 @@ function startDemo(port: number) {
     env,
     stdio: ["ignore", "pipe", "pipe"],
   })
+  started.add(child)
+  child.on("exit", () => started.delete(child))
   let output = ""
   child.stdout!.on("data", (d) => (output += d))
   child.stderr!.on("data", (d) => (output += d))
@@ -56,13 +73,66 @@ function pidAlive(pid: number) {
   }
 }
 
-afterAll(() => {
+async function json(url: string, init: RequestInit = {}): Promise<any> {
+  const res = await fetch(url, init)
+  const body = await res.json()
+  if (!res.ok) {
+    throw new Error(`${init.method ?? "GET"} ${url}: ${res.status} ${JSON.stringify(body)}`)
+  }
+  return body
+}
+
+/** Store API checkout with the pay-in provider, then the sandbox's pay action; waits for the capture. */
+async function checkoutAndPay(demo: Demo, adminToken: string): Promise<string> {
+  const store = { "content-type": "application/json", "x-publishable-api-key": demo.publishableKey }
+  const post = (path: string, body: unknown) =>
+    json(`${demo.backendUrl}${path}`, { method: "POST", headers: store, body: JSON.stringify(body) })
+  const { cart } = await post("/store/carts", {
+    region_id: demo.regionId,
+    email: "shopper@payin.demo",
+    items: [{ variant_id: demo.productVariantId, quantity: 1 }],
+  })
+  const address = { first_name: "Ivan", last_name: "Petrov", address_1: "Tverskaya 1", city: "Moscow", postal_code: "101000", country_code: "ru" }
+  await post(`/store/carts/${cart.id}`, { shipping_address: address, billing_address: address })
+  const { shipping_options } = await json(`${demo.backendUrl}/store/shipping-options?cart_id=${cart.id}`, { headers: store })
+  await post(`/store/carts/${cart.id}/shipping-methods`, { option_id: shipping_options[0].id })
+  const { payment_collection } = await post("/store/payment-collections", { cart_id: cart.id })
+  const withSession = await post(`/store/payment-collections/${payment_collection.id}/payment-sessions`, {
+    provider_id: demo.providerId,
+  })
+  const session = withSession.payment_collection.payment_sessions[0]
+  expect(session.data.requisite.number).toBeTruthy()
+  const completed = await post(`/store/carts/${cart.id}/complete`, {})
+  expect(completed.type).toBe("order")
+  await json(`${demo.sandboxUrl}/_sandbox/transactions/${session.data.payin_id}/pay`, { method: "POST" })
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const { order } = await json(`${demo.backendUrl}/admin/orders/${completed.order.id}?fields=payment_status`, {
+      headers: { authorization: `Bearer ${adminToken}` },
+    })
+    if (order.payment_status === "captured") {
+      return completed.order.id
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`order ${completed.order.id} still ${order.payment_status} 30 s after the payment`)
+    }
+    await new Promise((r) => setTimeout(r, 250))
+  }
+}
+
+afterAll(async () => {
+  // a failed assertion leaves a demo running: stop it as Ctrl-C would
+  for (const child of started) {
+    const exited = new Promise((r) => child.on("exit", r))
+    child.kill("SIGINT")
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
+  }
   rmSync(demoDir, { recursive: true, force: true })
 })
 
 describe("npm run demo", () => {
   it("brings up a seeded store whose admin login works, and stops everything on Ctrl-C; a second run reuses the data", async () => {
-    const port = 9310
+    const port = await freePort()
     const first = startDemo(port)
     const printed = await first.ready
     const demo: Demo = JSON.parse(readFileSync(path.join(demoDir, "demo.json"), "utf8"))
@@ -111,6 +181,10 @@ describe("npm run demo", () => {
     // the sandbox answers with the printed key
     const banks = await fetch(`${demo.sandboxUrl}/payment/trading/banks`, { headers: { "x-api-key": demo.sandboxApiKey } })
     expect(banks.status).toBe(200)
+
+    // the demo takes a payment end to end: storefront checkout, the shopper pays at the sandbox
+    const orderId = await checkoutAndPay(demo, token)
+    expect(orderId).toMatch(/^order_/)
 
     const pgPid = Number(readFileSync(path.join(demoDir, "pg", "postmaster.pid"), "utf8").split("\n")[0])
     expect(pidAlive(pgPid)).toBe(true)

@@ -22,7 +22,7 @@ export async function call<T = any>(
   base: string,
   method: "GET" | "POST" | "PUT" | "DELETE",
   path: string,
-  options: { body?: unknown; rawBody?: string; apiKey?: string | null; headers?: Record<string, string>; localAddress?: string } = {}
+  options: { body?: unknown; rawBody?: string; apiKey?: string | null; headers?: Record<string, string> } = {}
 ): Promise<HttpResult<T>> {
   const headers: Record<string, string> = { ...(options.headers ?? {}) }
   if (options.apiKey !== null) headers["x-api-key"] = options.apiKey ?? API_KEY

@@ -164,7 +164,12 @@ async function clearStalePid(dataDir) {
  * killed with SIGKILL. A detached watchdog stops postgres once this process is gone.
  */
 function startWatchdog(dataDir) {
-  const child = spawn(process.execPath, [path.join(here, "pg-watchdog.mjs"), String(process.pid), dataDir], {
+  return startDetachedWatchdog([`pgdata=${dataDir}`])
+}
+
+/** A detached process that cleans `targets` up once this process is gone (see watchdog.mjs). */
+export function startDetachedWatchdog(targets) {
+  const child = spawn(process.execPath, [path.join(here, "watchdog.mjs"), String(process.pid), ...targets], {
     detached: true,
     stdio: "ignore",
   })

@@ -206,7 +206,8 @@ export class PayinClient {
         body,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        signal: AbortSignal.timeout(this.timeoutMs + 50),
+        // undici's own timeouts tick coarsely (about a second); the signal is the exact deadline
+        signal: AbortSignal.timeout(this.timeoutMs),
       })
       const text = await res.body.text()
       return { status: res.statusCode, text }
@@ -311,13 +312,15 @@ function statusError(res: { status: number; text: string }, method: string, path
 }
 
 function transportError(error: unknown, method: string, path: string, timeoutMs: number): PayinServiceError {
-  const code = (error as { code?: string; name?: string })?.code ?? (error as { name?: string })?.name
+  const rawCode = (error as { code?: unknown })?.code
+  const name = (error as { name?: unknown })?.name
+  const code = typeof rawCode === "string" ? rawCode : typeof name === "string" ? name : undefined
   const timedOut =
     code === "UND_ERR_HEADERS_TIMEOUT" ||
     code === "UND_ERR_BODY_TIMEOUT" ||
     code === "UND_ERR_CONNECT_TIMEOUT" ||
-    code === "TimeoutError" ||
-    code === "AbortError"
+    name === "TimeoutError" ||
+    name === "AbortError"
   if (timedOut) {
     return new PayinServiceError(
       "timeout",

@@ -1,5 +1,12 @@
 import { Context } from "@medusajs/framework/types"
-import { InjectTransactionManager, MedusaContext, MedusaError, MedusaService } from "@medusajs/framework/utils"
+import {
+  ContainerRegistrationKeys,
+  InjectTransactionManager,
+  MedusaContext,
+  MedusaError,
+  MedusaService,
+  generateEntityId,
+} from "@medusajs/framework/utils"
 import {
   PayinPluginOptions,
   PayinProviderOptions,
@@ -47,10 +54,12 @@ export type LedgerRow = {
 class PayinModuleService extends MedusaService({ PayinTransaction, PayinStatusChange }) {
   protected readonly pluginOptions_: PayinPluginOptions
   protected readonly providers_: Map<string, PayinProviderOptions>
+  protected readonly cradle_: Record<string, unknown>
 
   constructor(container: Record<string, unknown>, options: PayinModuleOptions = {}) {
     // eslint-disable-next-line prefer-rest-params
     super(...arguments)
+    this.cradle_ = container
     // Medusa adds its own keys (database, …) to module options: read only the plugin's.
     const { providers = [], reconcileIntervalSeconds } = options ?? {}
     this.pluginOptions_ = parsePluginOptions({ reconcileIntervalSeconds })
@@ -178,6 +187,97 @@ class PayinModuleService extends MedusaService({ PayinTransaction, PayinStatusCh
       }
     }
     return (await this.retrievePayinTransaction(ledgerId, {}, sharedContext)) as unknown as LedgerRow
+  }
+
+  /**
+   * Opens the ledger row of a payment session before its pay-in is requested (hot path of
+   * checkout: one statement). Returns the existing row when the session already has one.
+   */
+  async openPayin(fields: {
+    provider_id: string
+    session_id: string
+    amount: string
+    currency_code: string
+    method: string | null
+    bank: string | null
+    payment_collection_id: string | null
+  }): Promise<{ id: string; status: LedgerStatus }> {
+    const knex = this.knex()
+    const inserted = await knex.raw(
+      `insert into payin_transaction
+         (id, provider_id, session_id, status, amount, raw_amount, currency_code, method, bank, payment_collection_id)
+       values (?, ?, ?, 'creating', ?, ?::jsonb, ?, ?, ?, ?)
+       on conflict (session_id) where session_id is not null and deleted_at is null do nothing
+       returning id, status`,
+      [
+        generateEntityId(undefined, "payintx"),
+        fields.provider_id,
+        fields.session_id,
+        fields.amount,
+        JSON.stringify({ value: fields.amount, precision: 20 }),
+        fields.currency_code,
+        fields.method,
+        fields.bank,
+        fields.payment_collection_id,
+      ]
+    )
+    if (inserted.rows.length) {
+      return inserted.rows[0]
+    }
+    const existing = await knex.raw(
+      "select id, status from payin_transaction where session_id = ? and deleted_at is null",
+      [fields.session_id]
+    )
+    return existing.rows[0]
+  }
+
+  /**
+   * Records the service's answer to the creation request (hot path: one statement that moves the
+   * row from creating/failed to the service's status and writes the history row). When something
+   * else already moved the row (a webhook overtook the answer), the general path applies it.
+   */
+  async recordCreated(ledgerId: string, transaction: Transaction, expiresAt: Date): Promise<void> {
+    const knex = this.knex()
+    const result = await knex.raw(
+      `with moved as (
+         update payin_transaction set
+           status = ?, service_id = ?, fiat_amount = ?, fiat_currency = ?, bank = ?, requisite = ?::jsonb,
+           service_data = ?::jsonb, payment_page_url = ?, expires_at = ?, status_changed_at = now(),
+           last_error = null, updated_at = now()
+         where id = ? and status in ('creating', 'failed') and deleted_at is null
+         returning id
+       )
+       insert into payin_status_change (id, transaction_id, from_status, to_status, source, service_data)
+       -- the sub-select sees the row as it was before this statement: creating or failed
+       select ?, id, (select status from payin_transaction where id = ?), ?, 'create', ?::jsonb from moved
+       returning id`,
+      [
+        transaction.status,
+        transaction.id,
+        transaction.fiatAmount,
+        transaction.fiatCurrency,
+        transaction.bank ?? null,
+        JSON.stringify(transaction.requisite ?? null),
+        JSON.stringify(transaction),
+        transaction.externalPaymentPageUrl ?? null,
+        expiresAt,
+        ledgerId,
+        generateEntityId(undefined, "payinsc"),
+        ledgerId,
+        transaction.status,
+        JSON.stringify(transaction),
+      ]
+    )
+    if (!result.rows.length) {
+      await this.recordServiceTransaction(ledgerId, transaction, "create")
+      await this.updatePayinTransactions({ id: ledgerId, expires_at: expiresAt } as never)
+    }
+  }
+
+  private knex(): {
+    raw: (sql: string, bindings: unknown[]) => Promise<{ rows: any[] }>
+  } {
+    return this.cradle_[ContainerRegistrationKeys.PG_CONNECTION] as never
   }
 
   /** Serialises concurrent writers of one ledger row, across processes (a PostgreSQL row lock). */

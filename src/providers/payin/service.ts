@@ -143,7 +143,9 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
 
     // The ledger row exists before the request: whatever the service does, the store knows of it.
-    const row = await this.ensureLedgerRow(sessionId, {
+    const row = await this.ledger.openPayin({
+      provider_id: this.providerId,
+      session_id: sessionId,
       amount: fiat.decimal,
       currency_code: input.currency_code.toLowerCase(),
       method: chosen.method ?? null,
@@ -158,9 +160,8 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       await this.recordCreationFailure(row.id, error)
       throw this.toMedusaError(error, "create the pay-in")
     }
-    await this.ledger.recordServiceTransaction(row.id, transaction, "create")
     const sessionData = toSessionData(transaction, { id: row.id, method: chosen.method }, this.options_.paymentWindowSeconds)
-    await this.ledger.updatePayinTransactions({ id: row.id, expires_at: new Date(sessionData.expires_at) } as never)
+    await this.ledger.recordCreated(row.id, transaction, new Date(sessionData.expires_at))
 
     return {
       id: transaction.id,
@@ -304,19 +305,6 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     if (page.supportLink) config.supportLink = page.supportLink
     if (locale) config.locale = locale
     return Object.keys(config).length ? config : undefined
-  }
-
-  private async ensureLedgerRow(sessionId: string, fields: Data): Promise<LedgerRow> {
-    const [existing] = (await this.ledger.listPayinTransactions({ session_id: sessionId })) as unknown as LedgerRow[]
-    if (existing) {
-      return existing
-    }
-    return (await this.ledger.createPayinTransactions({
-      provider_id: this.providerId,
-      session_id: sessionId,
-      status: "creating",
-      ...fields,
-    } as never)) as unknown as LedgerRow
   }
 
   private async recordCreationFailure(ledgerId: string, error: unknown): Promise<void> {

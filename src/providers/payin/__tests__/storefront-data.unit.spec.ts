@@ -1,0 +1,76 @@
+import { parseProviderOptions } from "../../../../medusa-plugin.config"
+import { CLIENT_CONTEXT_KEY, isAllowedRedirect, parseStorefrontData } from "../storefront-data"
+import { toSessionStatus } from "../status"
+
+const options = parseProviderOptions(
+  {
+    allowedRedirectOrigins: ["https://shop.example"],
+    allowedMethods: ["card", "phone_number"],
+    allowedBanks: ["sberbank"],
+  },
+  {}
+)
+
+describe("parseStorefrontData", () => {
+  it("takes the allowed keys and ignores Medusa's session_id", () => {
+    const parsed = parseStorefrontData(
+      { session_id: "payses_1", method: "card", bank: "sberbank", success_url: "https://shop.example/ok", locale: "ru" },
+      options
+    )
+    expect(parsed).toEqual({
+      method: "card",
+      bank: "sberbank",
+      success_url: "https://shop.example/ok",
+      locale: "RU",
+      client: {},
+    })
+  })
+
+  it("refuses unknown keys, naming them", () => {
+    expect(() => parseStorefrontData({ amount: 1, apiKey: "x" }, options)).toThrow(/Unknown payment data field\(s\): amount, apiKey/)
+  })
+
+  it("refuses methods and banks the merchant does not offer", () => {
+    expect(() => parseStorefrontData({ method: "qr" }, options)).toThrow(/not offered/)
+    expect(() => parseStorefrontData({ method: "cash" }, options)).toThrow(/method must be one of/)
+    expect(() => parseStorefrontData({ bank: "otherbank" }, options)).toThrow(/not offered/)
+  })
+
+  it("refuses redirects outside the allowed origins (no open redirect)", () => {
+    for (const url of [
+      "https://evil.example/ok",
+      "https://shop.example.evil.example/ok",
+      "https://shop.example@evil.example/ok",
+      "javascript:alert(1)",
+      "//evil.example",
+      "http://shop.example/ok", // other scheme, other origin
+    ]) {
+      expect(() => parseStorefrontData({ failure_url: url }, options)).toThrow(/allowed redirect origins/)
+    }
+  })
+
+  it("reads the server-captured client context, never as a storefront field", () => {
+    const parsed = parseStorefrontData({ [CLIENT_CONTEXT_KEY]: { ip: "1.2.3.4", user_agent: "UA" } }, options)
+    expect(parsed.client).toEqual({ ip: "1.2.3.4", user_agent: "UA" })
+  })
+})
+
+describe("isAllowedRedirect", () => {
+  it("matches exact origins only", () => {
+    expect(isAllowedRedirect("https://shop.example/a?b=c", ["https://shop.example"])).toBe(true)
+    expect(isAllowedRedirect("https://shop.example:8443/a", ["https://shop.example"])).toBe(false)
+    expect(isAllowedRedirect("not a url", ["https://shop.example"])).toBe(false)
+    expect(isAllowedRedirect("https://shop.example/a", [])).toBe(false)
+  })
+})
+
+describe("toSessionStatus", () => {
+  it("maps the service's states to Medusa's session states", () => {
+    expect(toSessionStatus("closed")).toBe("captured")
+    for (const open of ["active", "creating", "dispute", "checking", "re_calculation"] as const) {
+      expect(toSessionStatus(open)).toBe("pending_authorization")
+    }
+    expect(toSessionStatus("canceled")).toBe("canceled")
+    expect(toSessionStatus("failed")).toBe("error")
+  })
+})

@@ -1,0 +1,187 @@
+import { createServer, type Server } from "http"
+import type { AddressInfo } from "net"
+import { getRequestListener } from "@hono/node-server"
+import type { Transaction } from "../client/schemas"
+import { createApp } from "./app"
+import { SandboxCore } from "./core"
+import { MerchantPatchSchema, publicMerchant, type MerchantPatch, type MerchantSettings } from "./merchant"
+import type { Fault, FaultInput } from "./faults"
+import { FaultListSchema } from "./faults"
+import type { DeliveryLogEntry, WebhookMode } from "./webhooks"
+
+export type { MerchantPatch, MerchantSettings } from "./merchant"
+export type { DeliveryLogEntry, WebhookMode } from "./webhooks"
+export type { Fault, FaultInput, FaultRoute } from "./faults"
+export { FAULT_ROUTES } from "./faults"
+export { BANKS, CURRENCIES } from "./catalog"
+export { TRANSITIONS, ACTIONS, type Action } from "./transitions"
+export { SandboxCore } from "./core"
+
+export interface SandboxOptions {
+  /** TCP port; 0 (the default) picks a free one. */
+  port?: number
+  /** Interface to bind (default 127.0.0.1; "::" for dual-stack). */
+  host?: string
+  /** The merchant's API key (default "sandbox_api_key"). */
+  apiKey?: string
+  /** Where webhooks go; none: no callbacks. */
+  webhookUrl?: string | null
+  /** Payment window (default 900). */
+  paymentWindowSeconds?: number
+  /** IPv4 / IPv6 / CIDR entries; empty: no restriction. */
+  whitelist?: string[]
+  /** JSON file the state survives restarts in. */
+  dataFile?: string
+  /** Base URL of links the sandbox hands out (hosted page); default: the sandbox's own URL. */
+  publicUrl?: string
+  /** Whether transactions carry externalPaymentPageUrl (default true). */
+  externalPaymentPageUrl?: boolean
+  /** Merchant defaults of the Payment Page. */
+  successUrl?: string | null
+  failureUrl?: string | null
+  supportLink?: string | null
+  /** Webhook delivery: mode, delays and retry schedule (default 1 s, 5 s, 30 s, 2 min, 10 min). */
+  webhookMode?: WebhookMode
+  webhookDelayMs?: number
+  webhookShuffleWindowMs?: number
+  webhookRetryDelaysMs?: number[]
+  webhookTimeoutMs?: number
+  /** Requisites per (bank, currency, method) pool (default 3). */
+  requisitesPerMethod?: number
+  /** Period of the expiry sweep (default 1000 ms). */
+  sweepIntervalMs?: number
+  /** Seed for requisite picking, range amounts, shuffling and fault probabilities (reproducible runs). */
+  seed?: number
+}
+
+export interface RunningSandbox {
+  /** http://HOST:PORT (wildcard hosts shown as loopback). */
+  url: string
+  host: string
+  port: number
+  /** Stops timers and webhook delivery, writes --data, closes every connection. */
+  close(): Promise<void>
+  /** The emulated service behind the HTTP layer, for tests that need more than the accessors. */
+  core: SandboxCore
+  transactions(): Transaction[]
+  transaction(id: string): Transaction | undefined
+  deliveries(): DeliveryLogEntry[]
+  /** Resolves when no webhook is queued, in flight or waiting for a retry. */
+  webhooksIdle(): Promise<void>
+  merchant(): Omit<MerchantSettings, "apiKey">
+  updateMerchant(patch: MerchantPatch): Omit<MerchantSettings, "apiKey">
+  setFaults(faults: FaultInput[]): Fault[]
+  clearFaults(): void
+  advanceClock(seconds: number): void
+  now(): Date
+}
+
+const MERCHANT_OPTION_KEYS = [
+  "apiKey",
+  "webhookUrl",
+  "paymentWindowSeconds",
+  "whitelist",
+  "successUrl",
+  "failureUrl",
+  "supportLink",
+  "externalPaymentPageUrl",
+  "webhookMode",
+  "webhookDelayMs",
+  "webhookShuffleWindowMs",
+  "webhookRetryDelaysMs",
+  "webhookTimeoutMs",
+  "requisitesPerMethod",
+] as const
+
+/** "[::1]" for IPv6, loopback for wildcard binds. */
+export function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "") return "127.0.0.1"
+  if (host === "::") return "[::1]"
+  return host.includes(":") ? `[${host}]` : host
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  const merchantInput: Record<string, unknown> = {}
+  for (const key of MERCHANT_OPTION_KEYS) {
+    if (options[key] !== undefined) merchantInput[key] = options[key]
+  }
+  const merchant = MerchantPatchSchema.safeParse(merchantInput)
+  if (!merchant.success) {
+    throw new Error(
+      `invalid sandbox options: ${merchant.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`
+    )
+  }
+  const core = new SandboxCore({ merchant: merchant.data, dataFile: options.dataFile, seed: options.seed })
+
+  const sleeps = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>()
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const entry = {
+        timer: setTimeout(() => {
+          sleeps.delete(entry)
+          resolve()
+        }, ms),
+        resolve,
+      }
+      sleeps.add(entry)
+    })
+
+  const app = createApp({ core, sleep })
+  const server: Server = createServer(getRequestListener(app.fetch))
+  server.keepAliveTimeout = 65_000
+  const host = options.host ?? "127.0.0.1"
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
+  const port = (server.address() as AddressInfo).port
+  const url = `http://${urlHost(host)}:${port}`
+  core.publicUrl = (options.publicUrl ?? url).replace(/\/+$/, "")
+
+  const sweepTimer = setInterval(() => core.sweep(), options.sweepIntervalMs ?? 1000)
+  sweepTimer.unref()
+  core.sweep()
+
+  let closing: Promise<void> | null = null
+  const close = () =>
+    (closing ??= (async () => {
+      clearInterval(sweepTimer)
+      for (const entry of sleeps) {
+        clearTimeout(entry.timer)
+        entry.resolve()
+      }
+      sleeps.clear()
+      await core.close()
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+    })())
+
+  return {
+    url,
+    host,
+    port,
+    close,
+    core,
+    transactions: () => core.store.all().map((r) => core.view(r)),
+    transaction: (id) => {
+      const record = core.store.get(id)
+      return record ? core.view(record) : undefined
+    },
+    deliveries: () => core.webhooks.log(),
+    webhooksIdle: () => core.webhooks.idle(),
+    merchant: () => publicMerchant(core.merchant),
+    updateMerchant: (patch) => publicMerchant(core.updateMerchant(MerchantPatchSchema.parse(patch))),
+    setFaults: (faults) => {
+      core.faults.set(FaultListSchema.parse(faults))
+      return core.faults.list()
+    },
+    clearFaults: () => core.faults.clear(),
+    advanceClock: (seconds) => core.advanceClock(seconds),
+    now: () => new Date(core.clock.now()),
+  }
+}
