@@ -142,6 +142,20 @@ export const pluginOptionsSchema = z
       .min(30, { message: "reconcileIntervalSeconds must be at least 30" })
       .max(86_400, { message: "reconcileIntervalSeconds must be at most 86400 (one day)" })
       .default(300),
+    /** Unfinished pay-ins younger than this are left to their webhooks. */
+    reconcileAfterSeconds: z
+      .number({ error: "reconcileAfterSeconds must be a number" })
+      .int({ message: "reconcileAfterSeconds must be a whole number" })
+      .min(0, { message: "reconcileAfterSeconds must be 0 or more" })
+      .max(86_400, { message: "reconcileAfterSeconds must be at most 86400" })
+      .default(120),
+    /** Lookups the reconciliation job runs at once (bounded, so 10,000 pending pay-ins do not flood the service). */
+    reconcileConcurrency: z
+      .number({ error: "reconcileConcurrency must be a number" })
+      .int()
+      .min(1, { message: "reconcileConcurrency must be at least 1" })
+      .max(64, { message: "reconcileConcurrency must be at most 64" })
+      .default(8),
   })
   .strict()
 

@@ -26,6 +26,16 @@ export default defineConfig(
       admin: {
         disable: process.env.MEDUSA_ADMIN_DISABLE === "true",
       },
+      modules: [
+        // Locks that hold across processes: several Medusa instances share this database
+        // (production: this, or @medusajs/medusa/locking-redis; see README "Reliability").
+        {
+          resolve: "@medusajs/medusa/locking",
+          options: {
+            providers: [{ resolve: "@medusajs/medusa/locking-postgres", id: "locking-postgres", is_default: true }],
+          },
+        },
+      ],
     },
     {
       source: "./src",

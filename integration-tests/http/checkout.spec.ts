@@ -364,7 +364,7 @@ medusaIntegrationTestRunner({
       await deliver()
       const direct = await post({ "x-signature": sign(JSON.stringify(sandbox.transaction(payin.id)), KEY) }, JSON.stringify(sandbox.transaction(payin.id)))
       expect(direct.status).toBe(200)
-      expect(direct.body.changed).toBe(false)
+      expect(direct.body.duplicate).toBe(true)
 
       const payments = await paymentOfSession(session.id)
       expect(payments).toHaveLength(1)

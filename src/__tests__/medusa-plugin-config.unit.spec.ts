@@ -87,7 +87,11 @@ describe("parseProviderOptions", () => {
 
 describe("parsePluginOptions", () => {
   it("defaults and bounds the reconciliation interval", () => {
-    expect(parsePluginOptions(undefined)).toEqual({ reconcileIntervalSeconds: 300 })
+    expect(parsePluginOptions(undefined)).toEqual({
+      reconcileIntervalSeconds: 300,
+      reconcileAfterSeconds: 120,
+      reconcileConcurrency: 8,
+    })
     expect(() => parsePluginOptions({ reconcileIntervalSeconds: 5 })).toThrow(/at least 30/)
   })
 })
@@ -108,7 +112,7 @@ describe("withPayin", () => {
     expect(config.plugins).toEqual([
       {
         resolve: "medusa-plugin-payin",
-        options: { reconcileIntervalSeconds: 300, providers: [expect.objectContaining({ id: "default" })] },
+        options: expect.objectContaining({ reconcileIntervalSeconds: 300, providers: [expect.objectContaining({ id: "default" })] }),
       },
     ])
     expect(config.modules).toEqual([
@@ -167,7 +171,7 @@ describe("withPayin", () => {
     const modules = config.modules as any[]
     expect(modules.find((m) => m.resolve === "./src/modules/payin")).toEqual({
       resolve: "./src/modules/payin",
-      options: { reconcileIntervalSeconds: 300, providers: [expect.objectContaining({ id: "default" })] },
+      options: expect.objectContaining({ reconcileIntervalSeconds: 300, providers: [expect.objectContaining({ id: "default" })] }),
     })
     expect(modules.find((m) => m.resolve === "@medusajs/medusa/payment").options.providers[0].resolve).toBe(
       "./src/providers/payin"

@@ -1,5 +1,5 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { ContainerRegistrationKeys, Modules, PaymentActions } from "@medusajs/framework/utils"
+import { ContainerRegistrationKeys, MathBN, Modules, PaymentActions } from "@medusajs/framework/utils"
 import { cancelOrderWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
 import { PAYIN_MODULE, payinProviderId } from "../../medusa-plugin.config"
 import type { Transaction } from "../client/schemas"
@@ -58,6 +58,9 @@ export async function applyPayinEvent(
     `payin:${row.id}`,
     async () => {
       const { row: current, transition } = await ledger.recordServiceTransaction(row.id, input.transaction, input.source)
+      if (transition.changed) {
+        await emitStatusEvents(container, current, transition.from)
+      }
       const effects = await followInMedusa(container, ledger, current, input.instanceId)
       return { ledgerId: current.id, status: current.status, changed: transition.changed, effects }
     },
@@ -92,14 +95,16 @@ async function findOrCreateRow(ledger: PayinModuleService, providerId: string, t
 async function followInMedusa(
   container: MedusaContainer,
   ledger: PayinModuleService,
-  row: LedgerRow,
+  initial: LedgerRow,
   instanceId: string
 ): Promise<string[]> {
+  let row = initial
   const effects: string[] = []
   const flag = async (name: string, details: Record<string, unknown>) => {
     if (!row.flags || !(name in row.flags)) {
-      await ledger.markLedger(row.id, { flag: { name, details } })
+      row = await ledger.markLedger(row.id, { flag: { name, details } })
       effects.push(`flagged:${name}`)
+      await emit(container, PAYIN_EVENTS.PAYMENT_FLAGGED, { ...eventData(row), flag: name, details })
     }
   }
   const moneyDetails = () => ({
@@ -127,8 +132,26 @@ async function followInMedusa(
       })
       return effects
     }
+    if (session.orderId) {
+      const order = await loadOrder(container, session.orderId)
+      if (order?.status === "canceled") {
+        await ledger.markLedger(row.id, { store_canceled_at: new Date(), order_id: session.orderId })
+        await flag("late_payment", { ...moneyDetails(), order_id: session.orderId, reason: "paid after the order was canceled" })
+        return effects
+      }
+    }
+    // The booked amount is what the service received: the session amount, or the recalculated
+    // one after a dispute (then an under- or overpayment is flagged for the merchant).
+    const amount = bookedAmount(row, session.amount)
+    if (amount.differs) {
+      await flag(amount.under ? "underpayment" : "overpayment", {
+        ...moneyDetails(),
+        order_amount: String(session.amount),
+        received_amount: amount.value,
+      })
+    }
     await processPaymentWorkflow(container).run({
-      input: { action: PaymentActions.SUCCESSFUL, data: { session_id: session.id, amount: session.amount as number } },
+      input: { action: PaymentActions.SUCCESSFUL, data: { session_id: session.id, amount: amount.value as unknown as number } },
     })
     const after = await loadSession(container, session.id)
     if (after?.paymentCapturedAt) {
@@ -167,6 +190,66 @@ async function followInMedusa(
     effects.push("ended")
   }
   return effects
+}
+
+/** Events a merchant's subscribers can react to (emitted after the ledger changed; at least once). */
+export const PAYIN_EVENTS = {
+  DISPUTE_OPENED: "payin.dispute_opened",
+  DISPUTE_UPDATED: "payin.dispute_updated",
+  AMOUNT_RECALCULATED: "payin.amount_recalculated",
+  PAYMENT_FLAGGED: "payin.payment_flagged",
+} as const
+
+const DISPUTE_STATES = new Set(["dispute", "checking", "re_calculation"])
+
+async function emitStatusEvents(container: MedusaContainer, row: LedgerRow, from: string): Promise<void> {
+  if (row.status === "dispute" && !DISPUTE_STATES.has(from)) {
+    await emit(container, PAYIN_EVENTS.DISPUTE_OPENED, eventData(row))
+  } else if (row.status === "dispute" || row.status === "checking") {
+    await emit(container, PAYIN_EVENTS.DISPUTE_UPDATED, eventData(row))
+  } else if (row.status === "re_calculation") {
+    await emit(container, PAYIN_EVENTS.AMOUNT_RECALCULATED, eventData(row))
+  }
+}
+
+function eventData(row: LedgerRow): Record<string, unknown> {
+  const tx = (row.service_data ?? {}) as Partial<Transaction>
+  return {
+    id: row.id,
+    provider_id: row.provider_id,
+    service_id: row.service_id,
+    status: row.status,
+    session_id: row.session_id,
+    cart_id: row.cart_id,
+    order_id: row.order_id,
+    amount: String(row.amount),
+    currency_code: row.currency_code,
+    fiat_amount: row.fiat_amount,
+    dispute: {
+      merchant_check_url: tx.disputeMerchantCheckUrl ?? null,
+      trader_check_url: tx.disputeTraderCheckUrl ?? null,
+      merchant_fiat_amount: tx.disputeMerchantFiatAmount ?? null,
+      trader_fiat_amount: tx.disputeTraderFiatAmount ?? null,
+    },
+  }
+}
+
+async function emit(container: MedusaContainer, name: string, data: Record<string, unknown>): Promise<void> {
+  try {
+    await container.resolve(Modules.EVENT_BUS).emit({ name, data })
+  } catch (error) {
+    container.resolve("logger").warn(`payin: could not emit ${name}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+}
+
+/** The amount to book when the pay-in closes: the recalculated one when the service changed it. */
+function bookedAmount(row: LedgerRow, sessionAmount: unknown): { value: string; differs: boolean; under: boolean } {
+  const session = MathBN.convert(sessionAmount as string)
+  if (!row.fiat_amount || !row.recalculated_at) {
+    return { value: session.toString(), differs: false, under: false }
+  }
+  const received = MathBN.convert(row.fiat_amount)
+  return { value: received.toString(), differs: !received.eq(session), under: received.lt(session) }
 }
 
 async function cancelUnpaidOrders(ledger: PayinModuleService, instanceId: string): Promise<boolean> {

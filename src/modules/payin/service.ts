@@ -15,7 +15,8 @@ import {
   parseProviderOptions,
 } from "../../../medusa-plugin.config"
 import type { Transaction } from "../../client/schemas"
-import { PayinStatusChange, PayinTransaction } from "./models"
+import { createHash } from "crypto"
+import { PayinStatusChange, PayinTransaction, PayinWebhookCounter, PayinWebhookEvent } from "./models"
 import { LedgerStatus, ServiceStatus, TransitionResult, nextStatus } from "./transitions"
 
 /** What the plugin module receives: the plugin options plus the provider instances (from withPayin). */
@@ -39,6 +40,7 @@ export type LedgerRow = {
   session_deleted_at: Date | null
   store_canceled_at: Date | null
   captured_at: Date | null
+  recalculated_at: Date | null
   flags: Record<string, unknown> | null
   refunds: unknown[] | null
   service_data: Record<string, unknown> | null
@@ -51,7 +53,12 @@ export type LedgerRow = {
  * Data the store owns about its pay-ins: the ledger and its status history. Every status change
  * goes through `recordServiceTransaction`, under a row lock, through the one transition table.
  */
-class PayinModuleService extends MedusaService({ PayinTransaction, PayinStatusChange }) {
+class PayinModuleService extends MedusaService({
+  PayinTransaction,
+  PayinStatusChange,
+  PayinWebhookEvent,
+  PayinWebhookCounter,
+}) {
   protected readonly pluginOptions_: PayinPluginOptions
   protected readonly providers_: Map<string, PayinProviderOptions>
   protected readonly cradle_: Record<string, unknown>
@@ -61,8 +68,8 @@ class PayinModuleService extends MedusaService({ PayinTransaction, PayinStatusCh
     super(...arguments)
     this.cradle_ = container
     // Medusa adds its own keys (database, …) to module options: read only the plugin's.
-    const { providers = [], reconcileIntervalSeconds } = options ?? {}
-    this.pluginOptions_ = parsePluginOptions({ reconcileIntervalSeconds })
+    const { providers = [], reconcileIntervalSeconds, reconcileAfterSeconds, reconcileConcurrency } = options ?? {}
+    this.pluginOptions_ = parsePluginOptions({ reconcileIntervalSeconds, reconcileAfterSeconds, reconcileConcurrency })
     this.providers_ = new Map(providers.map((p) => parseProviderOptions(p)).map((p) => [p.id, p]))
   }
 
@@ -117,6 +124,9 @@ class PayinModuleService extends MedusaService({ PayinTransaction, PayinStatusCh
     if (transition.changed) {
       update.status = transition.to
       update.status_changed_at = now
+      if (transition.to === "re_calculation") {
+        update.recalculated_at = now
+      }
     }
     await this.updatePayinTransactions(update as never, sharedContext)
     if (transition.changed) {
@@ -274,6 +284,108 @@ class PayinModuleService extends MedusaService({ PayinTransaction, PayinStatusCh
     }
   }
 
+  // -------------------------------------------------------------------------------------------
+  // Webhook inbox
+  // -------------------------------------------------------------------------------------------
+
+  /**
+   * Stores a verified callback (one statement). A callback whose canonical payload was seen
+   * before only bumps that entry's duplicate count. Returns the entry and whether it is new.
+   */
+  async receiveWebhook(
+    providerId: string,
+    transaction: Transaction,
+    rawBody: string
+  ): Promise<{ id: string; state: "received" | "applied" | "failed"; inserted: boolean }> {
+    const hash = createHash("sha256").update(providerId).update("\n").update(canonicalJson(transaction)).digest("hex")
+    const result = await this.knex().raw(
+      `insert into payin_webhook_event (id, provider_id, service_id, status, payload_hash, raw_body)
+       values (?, ?, ?, ?, ?, ?)
+       on conflict (provider_id, payload_hash) where deleted_at is null
+       do update set duplicates = payin_webhook_event.duplicates + 1, updated_at = now()
+       returning id, state, (xmax = 0) as inserted`,
+      [generateEntityId(undefined, "payinwh"), providerId, transaction.id, transaction.status, hash, rawBody]
+    )
+    return result.rows[0]
+  }
+
+  /** Records the outcome of applying an inbox entry; a failure is retried with backoff. */
+  async settleWebhook(id: string, outcome: { ok: true; result: unknown } | { ok: false; error: string }): Promise<void> {
+    if (outcome.ok) {
+      await this.knex().raw(
+        `update payin_webhook_event set state = 'applied', attempts = attempts + 1, applied_at = now(),
+           result = ?::jsonb, last_error = null, next_attempt_at = null, updated_at = now()
+         where id = ?`,
+        [JSON.stringify(outcome.result ?? null), id]
+      )
+    } else {
+      // 30 s, 1, 2, 4 … minutes, at most an hour between attempts
+      await this.knex().raw(
+        `update payin_webhook_event set state = 'failed', attempts = attempts + 1, last_error = ?,
+           next_attempt_at = now() + least(interval '1 hour', interval '30 seconds' * power(2, attempts)),
+           updated_at = now()
+         where id = ?`,
+        [outcome.error.slice(0, 2000), id]
+      )
+    }
+  }
+
+  /** Inbox entries due for another attempt: failed ones whose time came, and received ones left behind by a crash. */
+  async listWebhooksToRetry(limit: number, stuckAfterSeconds = 60): Promise<{ id: string; provider_id: string; raw_body: string }[]> {
+    const result = await this.knex().raw(
+      `select id, provider_id, raw_body from payin_webhook_event
+       where deleted_at is null and (
+         (state = 'failed' and next_attempt_at <= now()) or
+         (state = 'received' and created_at < now() - (? * interval '1 second')))
+       order by created_at limit ?`,
+      [stuckAfterSeconds, limit]
+    )
+    return result.rows
+  }
+
+  private rejected_ = new Map<string, { count: number; reason: string; at: Date }>()
+  private rejectedFlush_: NodeJS.Timeout | null = null
+
+  /**
+   * Counts a webhook refused before verification (bad signature, body). Counted in memory and
+   * added to the table at most every few seconds: forged traffic costs one row per instance.
+   */
+  countRejectedWebhook(providerId: string, reason: string): void {
+    const entry = this.rejected_.get(providerId) ?? { count: 0, reason, at: new Date() }
+    entry.count++
+    entry.reason = reason
+    entry.at = new Date()
+    this.rejected_.set(providerId, entry)
+    if (!this.rejectedFlush_) {
+      this.rejectedFlush_ = setTimeout(() => void this.flushRejected(), 2000)
+      this.rejectedFlush_.unref?.()
+    }
+  }
+
+  async flushRejected(): Promise<void> {
+    if (this.rejectedFlush_) {
+      clearTimeout(this.rejectedFlush_)
+      this.rejectedFlush_ = null
+    }
+    const pending = [...this.rejected_.entries()]
+    this.rejected_.clear()
+    for (const [providerId, entry] of pending) {
+      try {
+        await this.knex().raw(
+          `insert into payin_webhook_counter (id, provider_id, rejected, last_rejected_at, last_rejection_reason)
+           values (?, ?, ?, ?, ?)
+           on conflict (provider_id) where deleted_at is null do update set
+             rejected = payin_webhook_counter.rejected + excluded.rejected,
+             last_rejected_at = excluded.last_rejected_at,
+             last_rejection_reason = excluded.last_rejection_reason, updated_at = now()`,
+          [generateEntityId(undefined, "payinwc"), providerId, entry.count, entry.at, entry.reason]
+        )
+      } catch {
+        // the counter is informative; losing a batch loses no payment
+      }
+    }
+  }
+
   private knex(): {
     raw: (sql: string, bindings: unknown[]) => Promise<{ rows: any[] }>
   } {
@@ -287,6 +399,15 @@ class PayinModuleService extends MedusaService({ PayinTransaction, PayinStatusCh
       await manager.execute("select id from payin_transaction where id = ? for update", [ledgerId])
     }
   }
+}
+
+/** JSON with sorted keys: the same data gives the same bytes, however the sender ordered it. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      : v
+  )
 }
 
 export default PayinModuleService

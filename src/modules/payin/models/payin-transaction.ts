@@ -38,6 +38,8 @@ export const PayinTransaction = model
     session_deleted_at: model.dateTime().nullable(),
     /** The store treats the pay-in as over (expired, order canceled): a late payment is flagged, never attached. */
     store_canceled_at: model.dateTime().nullable(),
+    /** When the service recalculated the amount after a dispute (fiat_amount is then the new amount). */
+    recalculated_at: model.dateTime().nullable(),
     /** When the apply-path had Medusa capture the payment. */
     captured_at: model.dateTime().nullable(),
     /** Exceptions for the merchant: { [flag]: { at, ...details } } (late_payment, stray_payment, ...). */
