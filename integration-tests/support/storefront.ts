@@ -6,14 +6,32 @@ type Api = {
   post: (url: string, body?: unknown, config?: unknown) => Promise<{ status: number; data: any }>
 }
 
+/** Wraps the API so a refused request fails with the server's message, not only its status. */
+function explained(api: Api): Api {
+  const explain = (error: any, method: string, url: string) => {
+    if (error?.response) {
+      const explainedError = new Error(`${method} ${url}: ${error.response.status} ${JSON.stringify(error.response.data)}`)
+      Object.assign(explainedError, { response: error.response })
+      throw explainedError
+    }
+    throw error
+  }
+  return {
+    get: (url, config) => api.get(url, config).catch((e) => explain(e, "GET", url)),
+    post: (url, body, config) => api.post(url, body, config).catch((e) => explain(e, "POST", url)),
+  }
+}
+
 export class Storefront {
   readonly headers: { headers: Record<string, string> }
+  private readonly api: Api
 
   constructor(
-    private readonly api: Api,
+    api: Api,
     readonly seed: DemoSeedResult,
     userAgent = "PayinTestBrowser/1.0"
   ) {
+    this.api = explained(api)
     this.headers = { headers: { "x-publishable-api-key": seed.publishableKey, "user-agent": userAgent } }
   }
 
@@ -23,7 +41,8 @@ export class Storefront {
       "/store/carts",
       {
         region_id: this.seed.regionId,
-        email: "shopper@payin.test",
+        // one guest per cart: Medusa races on creating the same guest customer concurrently
+        email: `shopper-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@payin.test`,
         items: [{ variant_id: this.seed.productVariantId, quantity }],
       },
       this.headers

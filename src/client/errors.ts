@@ -100,3 +100,18 @@ export const DUPLICATE_EXTERNAL_ID_CODES = new Set(["DUPLICATE_EXTERNAL_ID", "DU
 export function isPayinServiceError(error: unknown): error is PayinServiceError {
   return error instanceof PayinServiceError
 }
+
+/** A readable message for anything thrown (Medusa workflows sometimes throw plain objects). */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) {
+    return error.message
+  }
+  if (error && typeof error === "object" && typeof (error as { message?: unknown }).message === "string") {
+    return (error as { message: string }).message
+  }
+  try {
+    return JSON.stringify(error) ?? String(error)
+  } catch {
+    return String(error)
+  }
+}

@@ -2,6 +2,7 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, MathBN, Modules, PaymentActions } from "@medusajs/framework/utils"
 import { cancelOrderWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
 import { PAYIN_MODULE, payinProviderId } from "../../medusa-plugin.config"
+import { errorMessage } from "../client/errors"
 import type { Transaction } from "../client/schemas"
 import type PayinModuleService from "../modules/payin/service"
 import type { LedgerRow, StatusSource } from "../modules/payin/service"
@@ -53,8 +54,8 @@ export async function applyPayinEvent(
   const providerId = payinProviderId(input.instanceId)
   const row = await findOrCreateRow(ledger, providerId, input.transaction)
 
-  const locking = container.resolve(Modules.LOCKING)
-  return locking.execute(
+  return withLock(
+    container,
     `payin:${row.id}`,
     async () => {
       const { row: current, transition } = await ledger.recordServiceTransaction(row.id, input.transaction, input.source)
@@ -63,9 +64,41 @@ export async function applyPayinEvent(
       }
       const effects = await followInMedusa(container, ledger, current, input.instanceId)
       return { ledgerId: current.id, status: current.status, changed: transition.changed, effects }
-    },
-    { timeout: 60 }
+    }
   )
+}
+
+/**
+ * Holds `key` through Medusa's locking module while `job` runs, across processes when a shared
+ * provider (locking-postgres, locking-redis) is configured. It takes the lock as a row with an
+ * expiry (acquire/release) rather than `execute`, which with locking-postgres keeps a database
+ * connection open for the whole job: under load that exhausts the pool the job itself needs.
+ */
+export async function withLock<T>(
+  container: MedusaContainer,
+  key: string,
+  job: () => Promise<T>,
+  { waitMs = 60_000, expireSeconds = 120 } = {}
+): Promise<T> {
+  const locking = container.resolve(Modules.LOCKING)
+  const ownerId = `payin-${process.pid}-${Math.random().toString(36).slice(2)}`
+  const deadline = Date.now() + waitMs
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await locking.acquire(key, { ownerId, expire: expireSeconds })
+      break
+    } catch (error) {
+      if (Date.now() > deadline) {
+        throw new Error(`Timed out after ${waitMs} ms waiting for the lock ${key}`)
+      }
+      await new Promise((r) => setTimeout(r, Math.min(200, 10 * 2 ** Math.min(attempt, 4)) * (0.5 + Math.random())))
+    }
+  }
+  try {
+    return await job()
+  } finally {
+    await locking.release(key, { ownerId }).catch(() => undefined)
+  }
 }
 
 async function findOrCreateRow(ledger: PayinModuleService, providerId: string, tx: Transaction): Promise<LedgerRow> {
@@ -238,7 +271,7 @@ async function emit(container: MedusaContainer, name: string, data: Record<strin
   try {
     await container.resolve(Modules.EVENT_BUS).emit({ name, data })
   } catch (error) {
-    container.resolve("logger").warn(`payin: could not emit ${name}: ${error instanceof Error ? error.message : String(error)}`)
+    container.resolve("logger").warn(`payin: could not emit ${name}: ${errorMessage(error)}`)
   }
 }
 

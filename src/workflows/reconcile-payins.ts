@@ -2,6 +2,7 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { PayinClient } from "../client/client"
+import { errorMessage } from "../client/errors"
 import { Transaction } from "../client/schemas"
 import type PayinModuleService from "../modules/payin/service"
 import type { LedgerRow } from "../modules/payin/service"
@@ -91,7 +92,7 @@ export async function reconcilePayins(container: MedusaContainer, options: Recon
       }
     } catch (error) {
       report.errors++
-      logger.warn(`payin: reconciling ${row.id} failed: ${error instanceof Error ? error.message : String(error)}`)
+      logger.warn(`payin: reconciling ${row.id} failed: ${errorMessage(error)}`)
     }
   }
 

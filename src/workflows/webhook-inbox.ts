@@ -1,5 +1,6 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { PAYIN_MODULE, PAYIN_PROVIDER_IDENTIFIER } from "../../medusa-plugin.config"
+import { errorMessage } from "../client/errors"
 import { Transaction, TransactionSchema } from "../client/schemas"
 import type PayinModuleService from "../modules/payin/service"
 import { ApplyPayinEventResult, applyPayinEvent } from "./apply-payin-event"
@@ -49,7 +50,7 @@ export async function applyInboxEntry(
     await ledger.settleWebhook(entryId, { ok: true, result })
     return { outcome: "applied", ...result }
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
+    const message = errorMessage(error)
     container
       .resolve("logger")
       .warn(`payin: webhook ${entryId} (${transaction.id} ${transaction.status}) not applied yet, will retry: ${message}`)
@@ -59,9 +60,13 @@ export async function applyInboxEntry(
 }
 
 /** Retries inbox entries that failed to apply or were left behind by a crash. Returns how many were applied. */
-export async function retryWebhookInbox(container: MedusaContainer, batch = 100): Promise<{ tried: number; applied: number }> {
+export async function retryWebhookInbox(
+  container: MedusaContainer,
+  batch = 100,
+  stuckAfterSeconds = 60
+): Promise<{ tried: number; applied: number }> {
   const ledger = container.resolve<PayinModuleService>(PAYIN_MODULE)
-  const due = await ledger.listWebhooksToRetry(batch)
+  const due = await ledger.listWebhooksToRetry(batch, stuckAfterSeconds)
   let applied = 0
   for (const entry of due) {
     const parsed = TransactionSchema.safeParse(JSON.parse(entry.raw_body))

@@ -32,8 +32,30 @@ export const StorefrontDataSchema = z
   .strict()
 export type StorefrontData = z.infer<typeof StorefrontDataSchema>
 
-/** Keys Medusa or this plugin put into `data` that are not the storefront's. */
-const SERVER_KEYS = new Set(["session_id", CLIENT_CONTEXT_KEY])
+/**
+ * Keys Medusa or this plugin put into `data` that are not the storefront's: ignored, not refused.
+ * Medusa re-creates a session with the old session's data when it compensates a failed
+ * completion, so the plugin's own session fields come back here.
+ */
+const SERVER_KEYS = new Set([
+  "session_id",
+  CLIENT_CONTEXT_KEY,
+  "payin_id",
+  "payin_ledger_id",
+  "payin_status",
+  "amount",
+  "currency",
+  "requisite",
+  "crypto_amount",
+  "crypto_currency",
+  "currency_rate",
+  "payment_page_url",
+  "created_at",
+  "expires_at",
+  "error_message",
+  "payin_canceled",
+  "payin_refunds",
+])
 
 export type ParsedSessionInput = StorefrontData & { client: ClientContext }
 

@@ -1,0 +1,262 @@
+// Exactly once across instances: two Medusa processes on one database (locks through
+// locking-postgres), every webhook delivered three times, concurrently and shuffled, to both;
+// then a process killed with SIGKILL while applying webhooks.
+import { ChildProcess, spawn } from "child_process"
+import net from "net"
+import path from "path"
+import { request } from "undici"
+import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
+import { PAYIN_MODULE } from "../../medusa-plugin.config"
+import { closePayinPools } from "../../src/client/client"
+import type { Transaction } from "../../src/client/schemas"
+import { sign } from "../../src/client/signature"
+import type { RunningSandbox } from "../../src/sandbox"
+import { reconcilePayins } from "../../src/workflows/reconcile-payins"
+import { retryWebhookInbox } from "../../src/workflows/webhook-inbox"
+import { seedDemoStore } from "../app/seed/demo-store"
+import { TEST_ADMIN } from "../support/admin"
+import { control, payinsOfSession, startTestSandbox } from "../support/sandbox"
+import { Storefront } from "../support/storefront"
+
+jest.setTimeout(900_000)
+
+const KEY = "multi-instance-key-0123456789"
+const CHECKOUTS = Number(process.env.PAYIN_MULTI_CHECKOUTS || 200)
+const appDir = path.join(__dirname, "..", "app")
+const medusaBin = path.join(__dirname, "..", "..", "node_modules", ".bin", "medusa")
+let sandbox: RunningSandbox
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox(KEY)
+  sandbox.updateMerchant({ requisitesPerMethod: 1000, webhookUrl: null })
+  process.env.PAYIN_API_KEY = KEY
+  process.env.PAYIN_BASE_URL = sandbox.url
+  delete process.env.PAYIN_SECOND_API_KEY
+})
+
+afterAll(async () => {
+  await sandbox?.close()
+  await closePayinPools()
+})
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.on("error", reject)
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+/** A second Medusa process of the same app on the same database. */
+async function startInstance(databaseUrl: string): Promise<{ url: string; child: ChildProcess; log: () => string }> {
+  const port = await freePort()
+  let log = ""
+  const child = spawn(medusaBin, ["start", "--port", String(port)], {
+    cwd: appDir,
+    env: {
+      ...process.env,
+      NODE_ENV: "development",
+      DATABASE_URL: databaseUrl,
+      MEDUSA_ADMIN_DISABLE: "true",
+      MEDUSA_DISABLE_TELEMETRY: "true",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  })
+  child.stdout!.on("data", (d) => (log += d))
+  child.stderr!.on("data", (d) => (log += d))
+  const url = `http://localhost:${port}`
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (child.exitCode !== null) {
+      throw new Error(`second instance exited (${child.exitCode}):\n${log.slice(-3000)}`)
+    }
+    try {
+      const res = await request(`${url}/health`)
+      await res.body.text()
+      if (res.statusCode === 200) break
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`second instance did not start:\n${log.slice(-3000)}`)
+    await new Promise((r) => setTimeout(r, 250))
+  }
+  return { url, child, log: () => log }
+}
+
+async function pool<T>(items: T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const index = next++
+        await fn(items[index], index)
+      }
+    })
+  )
+}
+
+function shuffle<T>(items: T[]): T[] {
+  const a = [...items]
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1))
+    ;[a[i], a[j]] = [a[j], a[i]]
+  }
+  return a
+}
+
+medusaIntegrationTestRunner({
+  inApp: true,
+  cwd: appDir,
+  testSuite: ({ api, getContainer, dbConfig }) => {
+    it(`${CHECKOUTS} checkouts, each webhook delivered 3 times to two instances: ${CHECKOUTS} orders, ${CHECKOUTS} captures; then a SIGKILL loses nothing`, async () => {
+      const container = getContainer()
+      const seed = await seedDemoStore(container, {
+        providerIds: ["pp_payin_default"],
+        adminEmail: TEST_ADMIN.email,
+        adminPassword: TEST_ADMIN.password,
+      })
+      const shop = new Storefront(api, seed)
+      let second = await startInstance(dbConfig.clientUrl)
+      const urls = () => [`${api.defaults.baseURL}/hooks/payin/default`, `${second.url}/hooks/payin/default`]
+      const ledger = container.resolve(PAYIN_MODULE) as any
+      const query = container.resolve(ContainerRegistrationKeys.QUERY)
+
+      try {
+        // Checkouts: three in four place the order first; one in four pays before completing
+        // (then a webhook completes the cart, on whichever instance it lands).
+        const sessions: { sessionId: string; payinId: string; orderFirst: boolean }[] = []
+        await pool(Array.from({ length: CHECKOUTS }), 8, async (_, i) => {
+          const cartId = await shop.cart()
+          const session = await shop.session(cartId, "pp_payin_default")
+          const orderFirst = i % 4 !== 0
+          if (orderFirst) {
+            expect((await shop.complete(cartId)).data.type).toBe("order")
+          }
+          sessions.push({ sessionId: session.id, payinId: payinsOfSession(sandbox, session.id)[0].id, orderFirst })
+        })
+        for (const s of sessions) {
+          await control(sandbox, "POST", `/_sandbox/transactions/${s.payinId}/pay`)
+        }
+
+        // 3 deliveries of each closed callback plus one stale "active" one, shuffled, concurrent,
+        // spread over both instances.
+        const deliveries: { body: string; status: string }[] = []
+        for (const s of sessions) {
+          const closed = sandbox.transaction(s.payinId) as Transaction
+          for (let k = 0; k < 3; k++) deliveries.push({ body: JSON.stringify(closed), status: "closed" })
+          deliveries.push({ body: JSON.stringify({ ...closed, status: "active" }), status: "active" })
+        }
+        const answers: number[] = []
+        await pool(shuffle(deliveries), 8, async (d, i) => {
+          const res = await request(urls()[i % 2], {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-signature": sign(d.body, KEY) },
+            body: d.body,
+          })
+          await res.body.text()
+          answers.push(res.statusCode)
+        })
+        expect(answers.filter((s) => s !== 200 && s !== 202)).toEqual([])
+        // anything stored but not applied yet is applied by the retry job
+        await retryWebhookInbox(container, 1000, 0)
+
+        const rows = (await ledger.listPayinTransactions({}, { take: 10_000 })) as any[]
+        expect(rows).toHaveLength(CHECKOUTS)
+        expect(rows.filter((r) => r.status !== "closed")).toEqual([])
+        expect(rows.filter((r) => !r.captured_at)).toEqual([])
+
+        const { data: payments } = await query.graph({
+          entity: "payment",
+          fields: ["id", "payment_session_id", "captures.id"],
+          filters: { payment_session_id: sessions.map((s) => s.sessionId) },
+        })
+        expect(payments).toHaveLength(CHECKOUTS)
+        expect((payments as any[]).filter((p) => p.captures.length !== 1)).toEqual([])
+        const capturedOrders = async () => {
+          const { data } = await query.graph({ entity: "order", fields: ["id", "payment_collections.payments.captured_at"] })
+          const paymentsOf = (o: any) => (o.payment_collections ?? []).flatMap((c: any) => c.payments ?? [])
+          return {
+            total: data.length,
+            notCaptured: (data as any[]).filter((o) => {
+              const p = paymentsOf(o)
+              return p.length !== 1 || !p[0].captured_at
+            }),
+          }
+        }
+        const orders = await capturedOrders()
+        expect(orders.total).toBe(CHECKOUTS)
+        expect(orders.notCaptured).toEqual([])
+        // no status regression: no history row leads back to active after the first
+        const { data: history } = await query.graph({
+          entity: "payin_status_change",
+          fields: ["to_status", "from_status"],
+          filters: { to_status: "active" },
+        })
+        expect((history as any[]).filter((h) => h.from_status !== "creating")).toEqual([])
+
+        // SIGKILL while applying: a batch of paid orders, all callbacks to the second instance
+        const batch: { sessionId: string; payinId: string; orderId: string }[] = []
+        await pool(Array.from({ length: 20 }), 8, async () => {
+          const cartId = await shop.cart()
+          const session = await shop.session(cartId, "pp_payin_default")
+          const orderId = (await shop.complete(cartId)).data.order.id
+          batch.push({ sessionId: session.id, payinId: payinsOfSession(sandbox, session.id)[0].id, orderId })
+        })
+        for (const b of batch) {
+          await control(sandbox, "POST", `/_sandbox/transactions/${b.payinId}/pay`)
+        }
+        const inFlight = batch.map(async (b) => {
+          const body = JSON.stringify(sandbox.transaction(b.payinId))
+          try {
+            const res = await request(urls()[1], {
+              method: "POST",
+              headers: { "content-type": "application/json", "x-signature": sign(body, KEY) },
+              body,
+            })
+            await res.body.text()
+          } catch {
+            // the process died under it: the service would retry; reconciliation catches up anyway
+          }
+        })
+        // kill it once it has started applying some of them
+        const killDeadline = Date.now() + 30_000
+        while (Date.now() < killDeadline) {
+          const entries = (await ledger.listPayinWebhookEvents({ service_id: batch.map((b) => b.payinId) })) as any[]
+          if (entries.length > 0) break
+          await new Promise((r) => setTimeout(r, 20))
+        }
+        second.child.kill("SIGKILL")
+        await Promise.all(inFlight)
+        const appliedBeforeRestart = ((await ledger.listPayinTransactions({ service_id: batch.map((b) => b.payinId) })) as any[]).filter(
+          (r) => r.captured_at
+        ).length
+        expect(appliedBeforeRestart).toBeLessThan(batch.length)
+
+        // restart, and let the first instance reconcile (lookups + stuck inbox entries)
+        second = await startInstance(dbConfig.clientUrl)
+        await retryWebhookInbox(container, 1000, 0)
+        await reconcilePayins(container, { olderThanSeconds: 0 })
+
+        for (const b of batch) {
+          const [row] = await ledger.listPayinTransactions({ service_id: b.payinId })
+          expect([b.payinId, row.status, Boolean(row.captured_at)]).toEqual([b.payinId, "closed", true])
+        }
+        const { data: batchPayments } = await query.graph({
+          entity: "payment",
+          fields: ["id", "captures.id"],
+          filters: { payment_session_id: batch.map((b) => b.sessionId) },
+        })
+        expect(batchPayments).toHaveLength(batch.length)
+        expect((batchPayments as any[]).filter((p) => p.captures.length !== 1)).toEqual([])
+        const allOrders = await capturedOrders()
+        expect(allOrders.total).toBe(CHECKOUTS + batch.length)
+        expect(allOrders.notCaptured).toEqual([])
+      } finally {
+        second.child.kill("SIGKILL")
+        await new Promise((r) => setTimeout(r, 500))
+      }
+    })
+  },
+})
