@@ -82,6 +82,13 @@ export async function reconcilePayins(container: MedusaContainer, options: Recon
         }
         return
       }
+      if (
+        transaction.status === row.status &&
+        transaction.fiatAmount === row.fiat_amount &&
+        (row.status !== "closed" || row.captured_at)
+      ) {
+        return // nothing new: no lock, no write
+      }
       const result = await applyPayinEvent(container, {
         instanceId: instanceIdOf(row.provider_id),
         transaction,
@@ -107,7 +114,7 @@ export async function reconcilePayins(container: MedusaContainer, options: Recon
     const page = (await ledger.listPayinTransactions(filters, {
       take: pageSize,
       order: { id: "ASC" },
-      select: ["id", "provider_id", "service_id", "session_id", "status"],
+      select: ["id", "provider_id", "service_id", "session_id", "status", "fiat_amount", "captured_at"],
     })) as unknown as LedgerRow[]
     if (!page.length) {
       break

@@ -240,10 +240,18 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return { data: { ...data, payin_status: "closed" } }
   }
 
-  /** The service has no cancel operation: the store stops treating the pay-in as payable. */
+  /**
+   * The service has no cancel operation: the store stops treating the pay-in as payable. Medusa
+   * also calls this after a concurrent duplicate authorize lost the race to create the Payment;
+   * a pay-in whose money arrived (closed) is therefore never marked canceled here.
+   */
   async cancelPayment(input: CancelPaymentInput): Promise<CancelPaymentOutput> {
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data).catch(() => null)
+    if (row?.status === "closed") {
+      this.logger.warn(`payin: ignored a cancel of ${row.id}: the pay-in is closed (the money arrived)`)
+      return { data }
+    }
     if (row) {
       await this.ledger
         .markLedger(row.id, { store_canceled_at: new Date(), note: "payment canceled in Medusa" })

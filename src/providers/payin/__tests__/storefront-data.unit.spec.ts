@@ -27,7 +27,15 @@ describe("parseStorefrontData", () => {
   })
 
   it("refuses unknown keys, naming them", () => {
-    expect(() => parseStorefrontData({ amount: 1, apiKey: "x" }, options)).toThrow(/Unknown payment data field\(s\): amount, apiKey/)
+    expect(() => parseStorefrontData({ fee: 1, apiKey: "x" }, options)).toThrow(/Unknown payment data field\(s\): fee, apiKey/)
+  })
+
+  it("ignores the plugin's own session fields (Medusa re-creates sessions with the old data)", () => {
+    const parsed = parseStorefrontData(
+      { payin_id: "x", amount: "1.00", requisite: {}, expires_at: "…", method: "card", session_id: "payses_1" },
+      options
+    )
+    expect(parsed).toEqual({ method: "card", client: {} })
   })
 
   it("refuses methods and banks the merchant does not offer", () => {
