@@ -16,6 +16,7 @@ import type { RunningSandbox } from "../../src/sandbox"
 import { seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN, adminHeaders } from "../support/admin"
 import { control, payinsOfSession, startTestSandbox } from "../support/sandbox"
+import { recordLines } from "./record"
 import { Storefront } from "../support/storefront"
 
 jest.setTimeout(900_000)
@@ -161,6 +162,7 @@ medusaIntegrationTestRunner({
         `(c) checkout cart→session→complete→pay→webhook→captured ${ms(payinC)} vs pp_system_default (complete + admin capture) ${ms(systemC)}: ratio ${ratioC.toFixed(3)} (target <= 1.5)`
       )
 
+      recordLines(lines)
       console.log(
         ["", `checkout benchmark (rounds: ${ROUNDS} / ${rounds} / ${CHECKOUTS} checkouts, medians)`, ...lines, ""].join("\n")
       )

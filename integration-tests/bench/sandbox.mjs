@@ -16,6 +16,7 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import autocannon from "autocannon"
+import { recordBench } from "./report-file.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const { values } = parseArgs({
@@ -137,6 +138,10 @@ async function main() {
       "creations / baseline": (creations.requests.average / baseline.requests.average).toFixed(2),
     }
     console.table(report)
+    recordBench([
+      `sandbox: ${Math.round(creations.requests.average)} pay-in creations/s (target >= 3000), p50 ${creations.latency.p50} ms, ` +
+        `p99 ${creations.latency.p99} ms; ratio to GET /_sandbox/health ${report["creations / baseline"]}`,
+    ])
     const target = 3000
     console.log(
       creations.requests.average >= target

@@ -15,6 +15,7 @@ import { sign } from "../../src/client/signature"
 import type { RunningSandbox } from "../../src/sandbox"
 import { reconcilePayins } from "../../src/workflows/reconcile-payins"
 import { startTestSandbox } from "../support/sandbox"
+import { recordLines } from "./record"
 
 jest.setTimeout(900_000)
 
@@ -166,6 +167,7 @@ medusaIntegrationTestRunner({
       )
       expect(report.checked).toBeGreaterThanOrEqual(PENDING)
 
+      recordLines(lines)
       console.log(["", "webhook and reconciliation benchmark", ...lines, ""].join("\n"))
       expect(ledger).toBeDefined()
     })

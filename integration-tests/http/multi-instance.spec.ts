@@ -17,7 +17,7 @@ import { retryWebhookInbox } from "../../src/workflows/webhook-inbox"
 import { seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN } from "../support/admin"
 import { control, payinsOfSession, startTestSandbox } from "../support/sandbox"
-import { Storefront } from "../support/storefront"
+import { Storefront, httpApi } from "../support/storefront"
 
 jest.setTimeout(900_000)
 
@@ -126,8 +126,11 @@ medusaIntegrationTestRunner({
       try {
         // Checkouts: three in four place the order first; one in four pays before completing
         // (then a webhook completes the cart, on whichever instance it lands).
+        // shoppers on both instances (each process has its own core)
+        const shops = [shop, new Storefront(httpApi(second.url), seed)]
         const sessions: { sessionId: string; payinId: string; orderFirst: boolean }[] = []
         await pool(Array.from({ length: CHECKOUTS }), 8, async (_, i) => {
+          const shop = shops[i % 2]
           const cartId = await shop.cart()
           const session = await shop.session(cartId, "pp_payin_default")
           const orderFirst = i % 4 !== 0

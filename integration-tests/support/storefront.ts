@@ -37,17 +37,6 @@ export class Storefront {
 
   /** A cart with one product, addresses and shipping, ready for payment. */
   async cart(quantity = 1): Promise<string> {
-    const { data } = await this.api.post(
-      "/store/carts",
-      {
-        region_id: this.seed.regionId,
-        // one guest per cart: Medusa races on creating the same guest customer concurrently
-        email: `shopper-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@payin.test`,
-        items: [{ variant_id: this.seed.productVariantId, quantity }],
-      },
-      this.headers
-    )
-    const cartId = data.cart.id
     const address = {
       first_name: "Ivan",
       last_name: "Petrov",
@@ -56,7 +45,19 @@ export class Storefront {
       postal_code: "101000",
       country_code: DEMO.country,
     }
-    await this.api.post(`/store/carts/${cartId}`, { shipping_address: address, billing_address: address }, this.headers)
+    const { data } = await this.api.post(
+      "/store/carts",
+      {
+        region_id: this.seed.regionId,
+        // one guest per cart: Medusa races on creating the same guest customer concurrently
+        email: `shopper-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}@payin.test`,
+        items: [{ variant_id: this.seed.productVariantId, quantity }],
+        shipping_address: address,
+        billing_address: address,
+      },
+      this.headers
+    )
+    const cartId = data.cart.id
     await this.api.post(`/store/carts/${cartId}/shipping-methods`, { option_id: this.seed.shippingOptionId }, this.headers)
     return cartId
   }
@@ -105,4 +106,19 @@ export class Storefront {
       throw error
     }
   }
+}
+
+/** The same interface as the test runner's axios client, for another server (a second instance). */
+export function httpApi(baseUrl: string): Api {
+  const send = async (method: string, url: string, body?: unknown, config?: unknown) => {
+    const headers = { ...((config as { headers?: Record<string, string> })?.headers ?? {}) }
+    if (body !== undefined) headers["content-type"] = "application/json"
+    const res = await fetch(`${baseUrl}${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+    const data = await res.json().catch(() => null)
+    if (res.status >= 400) {
+      throw Object.assign(new Error(`${method} ${url}: ${res.status} ${JSON.stringify(data)}`), { response: { status: res.status, data } })
+    }
+    return { status: res.status, data }
+  }
+  return { get: (url, config) => send("GET", url, undefined, config), post: (url, body, config) => send("POST", url, body, config) }
 }
