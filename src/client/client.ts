@@ -206,8 +206,9 @@ export class PayinClient {
         body,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        // undici's own timeouts tick coarsely (about a second); the signal is the exact deadline
-        signal: AbortSignal.timeout(this.timeoutMs),
+        // undici's own timeouts tick about once a second: fine for the usual multi-second
+        // timeouts; a sub-2-second one gets an exact deadline (a signal costs a timer per call).
+        ...(this.timeoutMs < 2000 ? { signal: AbortSignal.timeout(this.timeoutMs) } : {}),
       })
       const text = await res.body.text()
       return { status: res.statusCode, text }

@@ -298,6 +298,13 @@ class PayinModuleService extends MedusaService({
     rawBody: string
   ): Promise<{ id: string; state: "received" | "applied" | "failed"; inserted: boolean }> {
     const hash = createHash("sha256").update(providerId).update("\n").update(canonicalJson(transaction)).digest("hex")
+    // A callback this process saw applied: acknowledged from memory, its count added in batches.
+    const known = this.appliedWebhooks_.get(hash)
+    if (known) {
+      this.pendingDuplicates_.set(known, (this.pendingDuplicates_.get(known) ?? 0) + 1)
+      this.scheduleFlush()
+      return { id: known, state: "applied", inserted: false }
+    }
     const result = await this.knex().raw(
       `insert into payin_webhook_event (id, provider_id, service_id, status, payload_hash, raw_body)
        values (?, ?, ?, ?, ?, ?)
@@ -306,11 +313,34 @@ class PayinModuleService extends MedusaService({
        returning id, state, (xmax = 0) as inserted`,
       [generateEntityId(undefined, "payinwh"), providerId, transaction.id, transaction.status, hash, rawBody]
     )
-    return result.rows[0]
+    const row = result.rows[0]
+    if (row.state === "applied") {
+      this.rememberApplied(hash, row.id)
+    }
+    this.hashes_.set(row.id, hash)
+    return row
+  }
+
+  /** Hashes of callbacks applied in this process (bounded), for the duplicate fast path. */
+  private appliedWebhooks_ = new Map<string, string>()
+  private hashes_ = new Map<string, string>()
+  private pendingDuplicates_ = new Map<string, number>()
+
+  private rememberApplied(hash: string, id: string): void {
+    this.appliedWebhooks_.set(hash, id)
+    if (this.appliedWebhooks_.size > 20_000) {
+      const oldest = this.appliedWebhooks_.keys().next().value
+      if (oldest !== undefined) this.appliedWebhooks_.delete(oldest)
+    }
   }
 
   /** Records the outcome of applying an inbox entry; a failure is retried with backoff. */
   async settleWebhook(id: string, outcome: { ok: true; result: unknown } | { ok: false; error: string }): Promise<void> {
+    const hash = this.hashes_.get(id)
+    this.hashes_.delete(id)
+    if (outcome.ok && hash) {
+      this.rememberApplied(hash, id)
+    }
     if (outcome.ok) {
       await this.knex().raw(
         `update payin_webhook_event set state = 'applied', attempts = attempts + 1, applied_at = now(),
@@ -356,16 +386,28 @@ class PayinModuleService extends MedusaService({
     entry.reason = reason
     entry.at = new Date()
     this.rejected_.set(providerId, entry)
+    this.scheduleFlush()
+  }
+
+  private scheduleFlush(): void {
     if (!this.rejectedFlush_) {
-      this.rejectedFlush_ = setTimeout(() => void this.flushRejected(), 2000)
+      this.rejectedFlush_ = setTimeout(() => void this.flushCounters(), 2000)
       this.rejectedFlush_.unref?.()
     }
   }
 
-  async flushRejected(): Promise<void> {
+  /** Writes the counters kept in memory: rejected requests, duplicates acknowledged from memory. */
+  async flushCounters(): Promise<void> {
     if (this.rejectedFlush_) {
       clearTimeout(this.rejectedFlush_)
       this.rejectedFlush_ = null
+    }
+    const duplicates = [...this.pendingDuplicates_.entries()]
+    this.pendingDuplicates_.clear()
+    for (const [id, count] of duplicates) {
+      await this.knex()
+        .raw("update payin_webhook_event set duplicates = duplicates + ?, updated_at = now() where id = ?", [count, id])
+        .catch(() => undefined)
     }
     const pending = [...this.rejected_.entries()]
     this.rejected_.clear()

@@ -142,8 +142,11 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       paymentPageConfig: this.paymentPageConfig(chosen),
     }
 
-    // The ledger row exists before the request: whatever the service does, the store knows of it.
-    const row = await this.ledger.openPayin({
+    // The ledger row is written while the request is on its way (its insert takes a few ms, the
+    // service tens or hundreds): the store knows every pay-in it asked for. Nothing can happen to a
+    // new pay-in before the shopper sees its requisites, which only this answer carries.
+    const client = this.client
+    const opening = this.ledger.openPayin({
       provider_id: this.providerId,
       session_id: sessionId,
       amount: fiat.decimal,
@@ -152,14 +155,21 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       bank: chosen.bank ?? null,
       payment_collection_id: chosen.client.payment_collection_id ?? null,
     })
-
-    let transaction: Transaction
-    try {
-      transaction = await this.client.createPayIn(request, sessionId)
-    } catch (error) {
-      await this.recordCreationFailure(row.id, error)
-      throw this.toMedusaError(error, "create the pay-in")
+    const creating = client.createPayIn(request, sessionId)
+    const [opened, created] = await Promise.allSettled([opening, creating])
+    if (opened.status === "rejected") {
+      // without a ledger row the pay-in would be unknown to the store: refuse it (the shopper
+      // never sees its requisites) and say which one it was
+      const serviceId = created.status === "fulfilled" ? created.value.id : "none"
+      this.logger.error(`payin: could not record the pay-in of ${sessionId} (service id ${serviceId}): ${String(opened.reason)}`)
+      throw this.toMedusaError(opened.reason, "record the pay-in")
     }
+    const row = opened.value
+    if (created.status === "rejected") {
+      await this.recordCreationFailure(row.id, created.reason)
+      throw this.toMedusaError(created.reason, "create the pay-in")
+    }
+    const transaction: Transaction = created.value
     const sessionData = toSessionData(transaction, { id: row.id, method: chosen.method }, this.options_.paymentWindowSeconds)
     await this.ledger.recordCreated(row.id, transaction, new Date(sessionData.expires_at))
 

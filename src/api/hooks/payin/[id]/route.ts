@@ -9,6 +9,19 @@ import { receivePayinWebhook } from "../../../../workflows/webhook-inbox"
 export const AUTHENTICATE = false
 
 /**
+ * GET /hooks/payin/<id>: tells whether this webhook URL belongs to a configured provider
+ * instance (for checking the URL pasted into the merchant panel). No secrets in the answer.
+ */
+export async function GET(req: MedusaRequest, res: MedusaResponse): Promise<void> {
+  const options = req.scope.resolve<PayinModuleService>(PAYIN_MODULE).getProviderOptions(req.params.id)
+  if (!options) {
+    res.status(404).json({ code: "unknown_provider", message: `No pay-in provider instance "${req.params.id}" in this store` })
+    return
+  }
+  res.status(200).json({ provider_id: payinProviderId(options.id), configured: Boolean(options.apiKey) })
+}
+
+/**
  * POST /hooks/payin/<id>: status callbacks of the payment service for provider instance <id>.
  * Verifies the signature over the raw bytes before parsing anything (missing, non-hex or
  * wrong-length signature: 400; mismatch: 401; refused requests are only counted), stores the
@@ -49,14 +62,8 @@ export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<voi
   }
 
   const text = raw.toString("utf8")
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    refuse(400, "invalid_json", "The body is not JSON")
-    return
-  }
-  const parsed = TransactionSchema.safeParse(json)
+  // Medusa's JSON parser already parsed these exact bytes (a body it cannot parse never gets here)
+  const parsed = TransactionSchema.safeParse(req.body)
   if (!parsed.success) {
     refuse(400, "invalid_transaction", "The body is not a Transaction", {
       fields: parsed.error.issues.slice(0, 10).map((i) => ({ path: i.path.join("."), message: i.message })),
