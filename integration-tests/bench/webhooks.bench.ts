@@ -12,11 +12,11 @@ import { Pool } from "undici"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { generateEntityId } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
-import { PayinClient, closePayinPools } from "../../src/client/client"
+import { PayinClient } from "../../src/client/client"
 import { sign } from "../../src/client/signature"
 import type { RunningSandbox } from "../../src/sandbox"
 import { reconcilePayins } from "../../src/workflows/reconcile-payins"
-import { startTestSandbox } from "../support/sandbox"
+import { sandboxForApp } from "../support/sandbox"
 import { recordLines } from "./record"
 
 jest.setTimeout(900_000)
@@ -25,19 +25,7 @@ const KEY = "bench-webhooks-key-0123456789"
 const PENDING = Number(process.env.BENCH_PENDING || 10_000)
 const SECONDS = Number(process.env.BENCH_SECONDS || 5)
 let sandbox: RunningSandbox
-
-beforeAll(async () => {
-  sandbox = await startTestSandbox(KEY)
-  sandbox.updateMerchant({ requisitesPerMethod: 1000, webhookUrl: null })
-  process.env.PAYIN_API_KEY = KEY
-  process.env.PAYIN_BASE_URL = sandbox.url
-  delete process.env.PAYIN_SECOND_API_KEY
-})
-
-afterAll(async () => {
-  await sandbox?.close()
-  await closePayinPools()
-})
+sandboxForApp(KEY, { requisitesPerMethod: 1000, webhookUrl: null }, (s) => (sandbox = s))
 
 /** Requests per second over `seconds` with `connections` in flight; `next(i)` builds request i. */
 async function rate(

@@ -2,9 +2,9 @@
 // and seeded Medusa with the admin; then a second run on the same data; Ctrl-C stops everything.
 import { ChildProcess, spawn } from "child_process"
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "fs"
-import net from "net"
 import os from "os"
 import path from "path"
+import { freePort } from "../support/net"
 
 jest.setTimeout(600_000)
 
@@ -14,16 +14,6 @@ chmodSync(demoDir, 0o755) // PostgreSQL runs as the OS user "postgres", which mu
 
 type Demo = Record<string, string>
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.on("error", reject)
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 const started = new Set<ChildProcess>()
 
@@ -133,8 +123,10 @@ afterAll(async () => {
 describe("npm run demo", () => {
   it("brings up a seeded store whose admin login works, and stops everything on Ctrl-C; a second run reuses the data", async () => {
     const port = await freePort()
+    const firstStarted = Date.now()
     const first = startDemo(port)
     const printed = await first.ready
+    const firstSeconds = (Date.now() - firstStarted) / 1000
     const demo: Demo = JSON.parse(readFileSync(path.join(demoDir, "demo.json"), "utf8"))
 
     expect(Object.keys(demo)).toEqual(
@@ -194,8 +186,10 @@ describe("npm run demo", () => {
     await expect(fetch(`${demo.sandboxUrl}/payment/trading/banks`)).rejects.toThrow()
 
     // second run: same data, no seeding
+    const secondStarted = Date.now()
     const second = startDemo(port)
     const printedAgain = await second.ready
+    console.log(`demo start-up: first run ${firstSeconds.toFixed(1)} s, second run ${((Date.now() - secondStarted) / 1000).toFixed(1)} s`)
     expect(printedAgain).not.toContain("seeding the demo store")
     const demoAgain: Demo = JSON.parse(readFileSync(path.join(demoDir, "demo.json"), "utf8"))
     expect(demoAgain.regionId).toBe(demo.regionId)

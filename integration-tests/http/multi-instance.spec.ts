@@ -2,13 +2,12 @@
 // locking-postgres), every webhook delivered three times, concurrently and shuffled, to both;
 // then a process killed with SIGKILL while applying webhooks.
 import { ChildProcess, spawn } from "child_process"
-import net from "net"
 import path from "path"
+import { freePort } from "../support/net"
 import { request } from "undici"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
-import { closePayinPools } from "../../src/client/client"
 import type { Transaction } from "../../src/client/schemas"
 import { sign } from "../../src/client/signature"
 import type { RunningSandbox } from "../../src/sandbox"
@@ -16,7 +15,7 @@ import { reconcilePayins } from "../../src/workflows/reconcile-payins"
 import { retryWebhookInbox } from "../../src/workflows/webhook-inbox"
 import { seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN } from "../support/admin"
-import { control, payinsOfSession, startTestSandbox } from "../support/sandbox"
+import { control, payinsOfSession, sandboxForApp } from "../support/sandbox"
 import { Storefront, httpApi } from "../support/storefront"
 
 jest.setTimeout(900_000)
@@ -26,30 +25,8 @@ const CHECKOUTS = Number(process.env.PAYIN_MULTI_CHECKOUTS || 200)
 const appDir = path.join(__dirname, "..", "app")
 const medusaBin = path.join(__dirname, "..", "..", "node_modules", ".bin", "medusa")
 let sandbox: RunningSandbox
+sandboxForApp(KEY, { requisitesPerMethod: 1000, webhookUrl: null }, (s) => (sandbox = s))
 
-beforeAll(async () => {
-  sandbox = await startTestSandbox(KEY)
-  sandbox.updateMerchant({ requisitesPerMethod: 1000, webhookUrl: null })
-  process.env.PAYIN_API_KEY = KEY
-  process.env.PAYIN_BASE_URL = sandbox.url
-  delete process.env.PAYIN_SECOND_API_KEY
-})
-
-afterAll(async () => {
-  await sandbox?.close()
-  await closePayinPools()
-})
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer()
-    srv.on("error", reject)
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as net.AddressInfo
-      srv.close(() => resolve(port))
-    })
-  })
-}
 
 /** A second Medusa process of the same app on the same database. */
 async function startInstance(databaseUrl: string): Promise<{ url: string; child: ChildProcess; log: () => string }> {

@@ -6,7 +6,6 @@ import { request } from "undici"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
-import { closePayinPools } from "../../src/client/client"
 import { sign } from "../../src/client/signature"
 import type { RunningSandbox } from "../../src/sandbox"
 import { PAYIN_EVENTS } from "../../src/workflows/apply-payin-event"
@@ -14,7 +13,7 @@ import { reconcilePayins } from "../../src/workflows/reconcile-payins"
 import { retryWebhookInbox } from "../../src/workflows/webhook-inbox"
 import { DemoSeedResult, seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN, adminHeaders } from "../support/admin"
-import { control, payinsOfSession, startTestSandbox } from "../support/sandbox"
+import { control, payinsOfSession, sandboxForApp } from "../support/sandbox"
 import { Storefront } from "../support/storefront"
 
 jest.setTimeout(240_000)
@@ -31,18 +30,7 @@ function isJsonDocument(text: string): boolean {
 
 const KEY = "reliability-key-0123456789"
 let sandbox: RunningSandbox
-
-beforeAll(async () => {
-  sandbox = await startTestSandbox(KEY)
-  process.env.PAYIN_API_KEY = KEY
-  process.env.PAYIN_BASE_URL = sandbox.url
-  delete process.env.PAYIN_SECOND_API_KEY
-})
-
-afterAll(async () => {
-  await sandbox?.close()
-  await closePayinPools()
-})
+sandboxForApp(KEY, undefined, (s) => (sandbox = s))
 
 medusaIntegrationTestRunner({
   inApp: true,

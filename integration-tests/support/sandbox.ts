@@ -1,6 +1,7 @@
 // The sandbox payment service for integration specs, over real HTTP.
 import { request } from "undici"
-import { RunningSandbox, startSandbox } from "../../src/sandbox"
+import { closePayinPools } from "../../src/client/client"
+import { MerchantPatch, RunningSandbox, startSandbox } from "../../src/sandbox"
 
 export async function startTestSandbox(apiKey: string): Promise<RunningSandbox> {
   return startSandbox({
@@ -27,4 +28,26 @@ export async function control(sandbox: RunningSandbox, method: "GET" | "POST" | 
 /** Every pay-in the sandbox holds for one Medusa payment session. */
 export function payinsOfSession(sandbox: RunningSandbox, sessionId: string) {
   return sandbox.transactions().filter((t) => t.extra?.externalTransactionId === sessionId)
+}
+
+/**
+ * Starts a sandbox before the spec's Medusa app boots (the app's config reads PAYIN_API_KEY and
+ * PAYIN_BASE_URL then) and stops it after; `use` receives it.
+ */
+export function sandboxForApp(apiKey: string, merchant: MerchantPatch | undefined, use: (sandbox: RunningSandbox) => void): void {
+  let sandbox: RunningSandbox | undefined
+  beforeAll(async () => {
+    sandbox = await startTestSandbox(apiKey)
+    if (merchant) {
+      sandbox.updateMerchant(merchant)
+    }
+    process.env.PAYIN_API_KEY = apiKey
+    process.env.PAYIN_BASE_URL = sandbox.url
+    delete process.env.PAYIN_SECOND_API_KEY
+    use(sandbox)
+  })
+  afterAll(async () => {
+    await sandbox?.close()
+    await closePayinPools()
+  })
 }
