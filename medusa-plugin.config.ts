@@ -214,6 +214,41 @@ export function parsePluginOptions(input: PayinPluginOptionsInput | undefined): 
   return parseWith(pluginOptionsSchema, input, "plugin options")
 }
 
+/** Where a configured value came from (the admin's overrides are layered on top at run time). */
+export type ConfigSource = "config" | "env" | "default"
+
+/**
+ * The source of each provider option: given in medusa-config, taken from the environment
+ * (apiKey, baseUrl), or the default. Payment Page fields are listed as `paymentPage.<field>`.
+ */
+export function providerConfigSources(
+  input: PayinProviderOptionsInput | undefined,
+  env: Record<string, string | undefined> = process.env
+): Record<string, ConfigSource> {
+  const raw = (input ?? {}) as Record<string, unknown>
+  const envId = (typeof raw.id === "string" ? raw.id : "default").toUpperCase().replace(/-/g, "_")
+  const sources: Record<string, ConfigSource> = {}
+  for (const key of Object.keys(providerOptionsSchema.shape)) {
+    if (key === "id") continue
+    if (raw[key] !== undefined) sources[key] = "config"
+    else if ((key === "apiKey" || key === "baseUrl") && (env[`PAYIN_${envId}_${key === "apiKey" ? "API_KEY" : "BASE_URL"}`] || env[key === "apiKey" ? "PAYIN_API_KEY" : "PAYIN_BASE_URL"]))
+      sources[key] = "env"
+    else sources[key] = "default"
+  }
+  const page = (raw.paymentPage ?? {}) as Record<string, unknown>
+  for (const key of Object.keys(paymentPageOptionsSchema.shape)) {
+    sources[`paymentPage.${key}`] = page[key] !== undefined ? "config" : "default"
+  }
+  return sources
+}
+
+export function pluginConfigSources(input: PayinPluginOptionsInput | undefined): Record<string, ConfigSource> {
+  const raw = (input ?? {}) as Record<string, unknown>
+  return Object.fromEntries(
+    Object.keys(pluginOptionsSchema.shape).map((key) => [key, raw[key] !== undefined ? "config" : "default"])
+  )
+}
+
 /** Medusa's id of a provider instance, e.g. `pp_payin_default`. */
 export function payinProviderId(id = "default"): string {
   return `pp_${PAYIN_PROVIDER_IDENTIFIER}_${id}`
@@ -273,7 +308,14 @@ export function withPayin<T extends ConfigInput>(
 
   // The module (webhook route, ledger) needs each instance's options too: its API key verifies
   // that instance's webhooks.
-  const moduleOptions = { ...pluginOptions, providers }
+  // Where each value came from, for the admin's settings page.
+  const sources = {
+    plugin: pluginConfigSources(pluginInput),
+    providers: Object.fromEntries(
+      (providersInput?.length ? providersInput : [{}]).map((p, i) => [providers[i].id, providerConfigSources(p)])
+    ),
+  }
+  const moduleOptions = { ...pluginOptions, providers, sources }
 
   const isPath = source.startsWith(".") || source.startsWith("/")
   const base = source.replace(/\/$/, "")

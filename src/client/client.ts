@@ -282,7 +282,7 @@ function statusError(res: { status: number; text: string }, method: string, path
   } catch {
     // not JSON: the status alone decides
   }
-  const details = { status: res.status, code, fields, method, path }
+  const details = { status: res.status, code, fields, method, path, serviceMessage }
   if (res.status === 401) {
     return new PayinUnauthorizedError(details)
   }

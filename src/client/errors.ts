@@ -1,3 +1,5 @@
+import { isIP } from "net"
+
 /**
  * Typed errors of the Merchant Payment Service client. Messages are safe to show a merchant and to
  * log: they never contain the API key, only the service's code and message.
@@ -24,7 +26,14 @@ export class PayinServiceError extends Error {
   constructor(
     readonly kind: PayinErrorKind,
     message: string,
-    readonly details: { status?: number; code?: string; fields?: unknown; method?: string; path?: string } = {},
+    readonly details: {
+      status?: number
+      code?: string
+      fields?: unknown
+      method?: string
+      path?: string
+      serviceMessage?: string
+    } = {},
     options: { ambiguous?: boolean; retryable?: boolean; cause?: unknown } = {}
   ) {
     super(message)
@@ -57,15 +66,34 @@ export class PayinUnauthorizedError extends PayinServiceError {
 }
 
 export class PayinIpNotWhitelistedError extends PayinServiceError {
+  /** The address the service saw, when its answer names one: the one to whitelist. */
+  readonly address: string | null
+
   constructor(details: PayinServiceError["details"]) {
+    const address = reportedAddress(details)
     super(
       "ip_not_whitelisted",
-      "The payment service refused this server's address (403 MERCHANT_IP_NOT_WHITELISTED): add the " +
+      `The payment service refused this server's address${address ? ` ${address}` : ""} (403 MERCHANT_IP_NOT_WHITELISTED): add the ` +
         "outgoing IP address of the Medusa server to the IP whitelist in the merchant panel, or empty the whitelist",
       details
     )
     this.name = "PayinIpNotWhitelistedError"
+    this.address = address
   }
+}
+
+/** An IP address in the 403 answer (a field such as `ip`, or the message), if there is one. */
+function reportedAddress(details: PayinServiceError["details"]): string | null {
+  const fields = details.fields && typeof details.fields === "object" ? (details.fields as Record<string, unknown>) : {}
+  const candidates = [fields.ip, fields.address, fields.clientIp, fields.remoteAddress, details.serviceMessage]
+  for (const candidate of candidates) {
+    if (typeof candidate !== "string") continue
+    for (const token of candidate.split(/[\s,;()"'\[\]<>]+/)) {
+      const bare = token.replace(/[.:]+$/, "").replace(/^::ffff:/i, "")
+      if (isIP(bare)) return bare
+    }
+  }
+  return null
 }
 
 export class PayinRequisitesUnavailableError extends PayinServiceError {

@@ -286,7 +286,7 @@ function bookedAmount(row: LedgerRow, sessionAmount: unknown): { value: string; 
 }
 
 async function cancelUnpaidOrders(ledger: PayinModuleService, instanceId: string): Promise<boolean> {
-  return ledger.getProviderOptions(instanceId)?.cancelUnpaidOrdersOnExpiry ?? true
+  return (await ledger.providerOptions(instanceId))?.cancelUnpaidOrdersOnExpiry ?? true
 }
 
 async function loadSession(container: MedusaContainer, sessionId: string): Promise<SessionInfo | null> {

@@ -2,7 +2,7 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { PayinClient } from "../client/client"
-import { errorMessage } from "../client/errors"
+import { PayinServiceError, errorMessage } from "../client/errors"
 import { Transaction } from "../client/schemas"
 import type PayinModuleService from "../modules/payin/service"
 import type { LedgerRow } from "../modules/payin/service"
@@ -41,28 +41,22 @@ export async function reconcilePayins(container: MedusaContainer, options: Recon
   const started = Date.now()
   const ledger = container.resolve<PayinModuleService>(PAYIN_MODULE)
   const logger = container.resolve("logger")
-  const plugin = ledger.pluginOptions
+  const plugin = await ledger.effectivePluginOptions()
   const olderThan = new Date(Date.now() - (options.olderThanSeconds ?? plugin.reconcileAfterSeconds) * 1000)
   const pageSize = options.pageSize ?? 200
   const concurrency = options.concurrency ?? plugin.reconcileConcurrency
   const report: ReconcileReport = { checked: 0, changed: 0, notFound: 0, errors: 0, inboxRetried: 0, inboxApplied: 0, durationMs: 0 }
-  const clients = new Map<string, PayinClient | null>()
-
-  const clientFor = (providerId: string): PayinClient | null => {
+  const clients = new Map<string, Promise<PayinClient | null>>()
+  // one client per instance for the whole run (its settings as of the start of the run)
+  const clientFor = (providerId: string): Promise<PayinClient | null> => {
     if (!clients.has(providerId)) {
-      const opts = ledger.getProviderOptions(instanceIdOf(providerId))
-      clients.set(
-        providerId,
-        opts?.apiKey && opts.baseUrl
-          ? new PayinClient({ apiKey: opts.apiKey, baseUrl: opts.baseUrl, timeoutMs: opts.timeoutMs, signRequests: opts.signRequests })
-          : null
-      )
+      clients.set(providerId, ledger.clientFor(instanceIdOf(providerId)).catch(() => null))
     }
-    return clients.get(providerId) ?? null
+    return clients.get(providerId)!
   }
 
   const reconcileRow = async (row: LedgerRow) => {
-    const client = clientFor(row.provider_id)
+    const client = await clientFor(row.provider_id)
     if (!client) {
       return
     }
@@ -156,7 +150,7 @@ export async function reconcilePayinsScheduled(container: MedusaContainer): Prom
   const locking = container.resolve(Modules.LOCKING)
   const key = "payin:reconcile"
   const owner = `reconcile-${process.pid}-${Math.random().toString(36).slice(2)}`
-  const ttl = ledger.pluginOptions.reconcileIntervalSeconds
+  const ttl = (await ledger.effectivePluginOptions()).reconcileIntervalSeconds
   // The lock is held for the interval (not released after the run): other instances skip until it expires.
   const acquired = await locking.acquire(key, { ownerId: owner, expire: ttl }).then(
     () => true,
@@ -175,4 +169,46 @@ export async function reconcilePayinsScheduled(container: MedusaContainer): Prom
       )
   }
   return report
+}
+
+export type ReconcileOneResult = {
+  /** The service knows the pay-in. */
+  found: boolean
+  changed: boolean
+  from: string
+  to: string
+  effects: string[]
+}
+
+/**
+ * "Reconcile now" of one pay-in (admin): a fresh lookup at the service, applied through the same
+ * apply-path as webhooks, whatever the ledger status (a closed pay-in can still move into a
+ * dispute). Service errors are thrown as PayinServiceError for the caller to report.
+ */
+export async function reconcilePayin(
+  container: MedusaContainer,
+  ledgerId: string,
+  source: "admin" | "lookup" = "admin"
+): Promise<ReconcileOneResult> {
+  const ledger = container.resolve<PayinModuleService>(PAYIN_MODULE)
+  const row = (await ledger.retrievePayinTransaction(ledgerId)) as unknown as LedgerRow
+  const instanceId = instanceIdOf(row.provider_id)
+  const client = await ledger.clientFor(instanceId)
+  if (!client) {
+    throw new PayinServiceError("unauthorized", `The provider instance "${instanceId}" has no API key or base URL configured`)
+  }
+  const transaction = row.service_id
+    ? await client.getTransaction(row.service_id)
+    : row.session_id
+      ? await client.findByExternalId(row.session_id)
+      : null
+  if (!transaction) {
+    if (row.status === "creating") {
+      await ledger.updatePayinTransactions({ id: row.id, status: "failed", last_error: "no pay-in at the service" } as never)
+      return { found: false, changed: true, from: row.status, to: "failed", effects: [] }
+    }
+    return { found: false, changed: false, from: row.status, to: row.status, effects: [] }
+  }
+  const result = await applyPayinEvent(container, { instanceId, transaction, source })
+  return { found: true, changed: result.changed, from: row.status, to: result.status, effects: result.effects }
 }

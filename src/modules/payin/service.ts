@@ -13,14 +13,74 @@ import {
   PayinProviderOptionsInput,
   parsePluginOptions,
   parseProviderOptions,
+  providerOptionsSchema,
 } from "../../../medusa-plugin.config"
+import { z } from "zod"
+import { PayinClient } from "../../client/client"
 import type { Transaction } from "../../client/schemas"
 import { createHash } from "crypto"
-import { PayinStatusChange, PayinTransaction, PayinWebhookCounter, PayinWebhookEvent } from "./models"
+import { PayinSetting, PayinStatusChange, PayinTransaction, PayinWebhookCounter, PayinWebhookEvent } from "./models"
+import { PayinSecretError, SecretBox, lastFour, maskKey } from "./secrets"
+import {
+  ConfigSources,
+  OptionSource,
+  PluginOverrides,
+  PluginSettingsPatch,
+  ProviderOverrides,
+  ProviderSettingsPatch,
+  SETTINGS_TTL_MS,
+  SettingsValidationError,
+  applyPluginPatch,
+  applyProviderPatch,
+  mergeProviderOptions,
+  pluginScope,
+  pluginSources,
+  providerScope,
+  providerSources,
+  zodFields,
+} from "./settings"
 import { LedgerStatus, ServiceStatus, TransitionResult, nextStatus } from "./transitions"
 
 /** What the plugin module receives: the plugin options plus the provider instances (from withPayin). */
-export type PayinModuleOptions = Partial<PayinPluginOptions> & { providers?: PayinProviderOptionsInput[] }
+export type PayinModuleOptions = Partial<PayinPluginOptions> & {
+  providers?: PayinProviderOptionsInput[]
+  sources?: { plugin?: ConfigSources; providers?: Record<string, ConfigSources> }
+}
+
+type SettingRow = {
+  scope: string
+  values: Record<string, unknown> | null
+  api_key_encrypted: string | null
+  api_key_last4: string | null
+  api_key_updated_at: Date | null
+  revision: number
+  updated_at: Date | null
+}
+
+export type LedgerFilters = {
+  status?: string[]
+  flags?: string[]
+  hasFlags?: boolean
+  providerId?: string
+  orderId?: string
+  paymentCollectionIds?: string[]
+  q?: string
+  limit?: number
+  offset?: number
+}
+
+/** One provider instance as it runs now: medusa-config with the admin's settings on top. */
+export type EffectiveProviderSettings = {
+  id: string
+  options: PayinProviderOptions
+  overrides: ProviderOverrides
+  sources: Record<string, OptionSource | null>
+  apiKey: { set: boolean; last4: string | null; masked: string | null; source: OptionSource | null; updated_at: Date | null }
+  revision: number
+  updated_at: Date | null
+  /** Why the stored key is unusable (it cannot be decrypted), when it is. */
+  error: string | null
+}
 
 export type StatusSource = "create" | "webhook" | "lookup" | "store" | "admin"
 
@@ -58,10 +118,12 @@ class PayinModuleService extends MedusaService({
   PayinStatusChange,
   PayinWebhookEvent,
   PayinWebhookCounter,
+  PayinSetting,
 }) {
   protected readonly pluginOptions_: PayinPluginOptions
   protected readonly providers_: Map<string, PayinProviderOptions>
   protected readonly cradle_: Record<string, unknown>
+  protected readonly configSources_: NonNullable<PayinModuleOptions["sources"]>
 
   constructor(container: Record<string, unknown>, options: PayinModuleOptions = {}) {
     // eslint-disable-next-line prefer-rest-params
@@ -71,19 +133,258 @@ class PayinModuleService extends MedusaService({
     const { providers = [], reconcileIntervalSeconds, reconcileAfterSeconds, reconcileConcurrency } = options ?? {}
     this.pluginOptions_ = parsePluginOptions({ reconcileIntervalSeconds, reconcileAfterSeconds, reconcileConcurrency })
     this.providers_ = new Map(providers.map((p) => parseProviderOptions(p)).map((p) => [p.id, p]))
+    this.configSources_ = options?.sources ?? {}
   }
 
+  /** Plugin options in effect (medusa-config with the admin's overrides, as of the last settings read). */
   get pluginOptions(): PayinPluginOptions {
-    return this.pluginOptions_
+    const overrides = (this.settingRows_.get(pluginScope)?.values ?? {}) as PluginOverrides
+    return { ...this.pluginOptions_, ...overrides }
   }
 
-  /** Options of provider instance `id` (from withPayin), or null when this store has no such instance. */
-  getProviderOptions(id: string): PayinProviderOptions | null {
+  /** medusa-config's options of provider instance `id`, or null when this store has no such instance. */
+  getConfiguredProviderOptions(id: string): PayinProviderOptions | null {
     return this.providers_.get(id) ?? null
   }
 
   listProviderInstanceIds(): string[] {
     return [...this.providers_.keys()]
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Settings (admin overrides over medusa-config), cached per process for SETTINGS_TTL_MS
+  // -------------------------------------------------------------------------------------------
+
+  private settingRows_ = new Map<string, SettingRow>()
+  private settingsLoadedAt_ = 0
+  private settingsLoading_: Promise<void> | null = null
+  private effective_ = new Map<string, EffectiveProviderSettings>()
+  private clients_ = new Map<string, { signature: string; client: PayinClient }>()
+  private secretBox_: SecretBox | null = null
+
+  /** The encryption secrets from the environment (read once). */
+  get secretBox(): SecretBox {
+    this.secretBox_ ??= new SecretBox()
+    return this.secretBox_
+  }
+
+  /**
+   * Reads the settings table when the copy in memory is older than `maxAgeMs` (all scopes in one
+   * small query; concurrent callers share it). Another instance's change is seen within the TTL.
+   */
+  async loadSettings(maxAgeMs = SETTINGS_TTL_MS): Promise<void> {
+    if (Date.now() - this.settingsLoadedAt_ < maxAgeMs) {
+      return
+    }
+    this.settingsLoading_ ??= (async () => {
+      try {
+        const result = await this.knex().raw(
+          `select scope, values, api_key_encrypted, api_key_last4, api_key_updated_at, revision, updated_at
+           from payin_setting where deleted_at is null`,
+          []
+        )
+        const rows = new Map<string, SettingRow>(result.rows.map((r: SettingRow) => [r.scope, r]))
+        const changed =
+          rows.size !== this.settingRows_.size ||
+          [...rows].some(([scope, row]) => this.settingRows_.get(scope)?.revision !== row.revision)
+        this.settingRows_ = rows
+        if (changed) {
+          this.effective_.clear()
+        }
+        this.settingsLoadedAt_ = Date.now()
+      } finally {
+        this.settingsLoading_ = null
+      }
+    })()
+    await this.settingsLoading_
+  }
+
+  /** Provider instance `id` as it runs now, or null when this store has no such instance. */
+  async providerSettings(id: string, maxAgeMs = SETTINGS_TTL_MS): Promise<EffectiveProviderSettings | null> {
+    const config = this.providers_.get(id)
+    if (!config) {
+      return null
+    }
+    await this.loadSettings(maxAgeMs)
+    const cached = this.effective_.get(id)
+    if (cached) {
+      return cached
+    }
+    const row = this.settingRows_.get(providerScope(id))
+    const overrides = (row?.values ?? {}) as ProviderOverrides
+    const configSources = this.configSources_.providers?.[id]
+    let apiKey = config.apiKey
+    let keySource: OptionSource | null = config.apiKey ? (configSources?.apiKey ?? "config") : null
+    let last4 = config.apiKey ? lastFour(config.apiKey) : null
+    let error: string | null = null
+    if (row?.api_key_encrypted) {
+      try {
+        apiKey = this.secretBox.decrypt(row.api_key_encrypted, providerScope(id))
+        keySource = "admin"
+        last4 = row.api_key_last4
+      } catch (e) {
+        // never fall back silently to another key: webhooks and requests would use the wrong one
+        apiKey = undefined
+        keySource = "admin"
+        last4 = row.api_key_last4
+        error = e instanceof Error ? e.message : String(e)
+      }
+    }
+    const sources = providerSources(overrides, configSources, keySource)
+    const effective: EffectiveProviderSettings = {
+      id,
+      options: mergeProviderOptions(config, overrides, apiKey),
+      overrides,
+      sources,
+      apiKey: {
+        set: Boolean(apiKey),
+        last4,
+        masked: maskKey(last4),
+        source: keySource,
+        updated_at: row?.api_key_encrypted ? row.api_key_updated_at : null,
+      },
+      revision: row?.revision ?? 0,
+      updated_at: row?.updated_at ?? null,
+      error,
+    }
+    this.effective_.set(id, effective)
+    return effective
+  }
+
+  /** Options of provider instance `id` in effect now (medusa-config + admin), or null for an unknown id. */
+  async providerOptions(id: string, maxAgeMs = SETTINGS_TTL_MS): Promise<PayinProviderOptions | null> {
+    return (await this.providerSettings(id, maxAgeMs))?.options ?? null
+  }
+
+  /** Plugin options in effect now. */
+  async effectivePluginOptions(): Promise<PayinPluginOptions> {
+    await this.loadSettings()
+    return this.pluginOptions
+  }
+
+  pluginSettingsView(): { values: PayinPluginOptions; sources: Record<string, OptionSource>; overrides: PluginOverrides } {
+    const overrides = (this.settingRows_.get(pluginScope)?.values ?? {}) as PluginOverrides
+    return { values: this.pluginOptions, sources: pluginSources(overrides, this.configSources_.plugin), overrides }
+  }
+
+  /**
+   * A client for instance `id` with its current key and URL (kept while they do not change, so
+   * its connection pool is reused). Null when the instance lacks a key or a base URL.
+   */
+  async clientFor(id: string): Promise<PayinClient | null> {
+    const options = await this.providerOptions(id)
+    if (!options?.apiKey || !options.baseUrl) {
+      return null
+    }
+    return this.clientWith(options)
+  }
+
+  clientWith(options: Pick<PayinProviderOptions, "id" | "apiKey" | "baseUrl" | "timeoutMs" | "signRequests">): PayinClient {
+    const signature = createHash("sha256")
+      .update([options.apiKey, options.baseUrl, options.timeoutMs, options.signRequests].join("\n"))
+      .digest("hex")
+    const cached = this.clients_.get(options.id)
+    if (cached?.signature === signature) {
+      return cached.client
+    }
+    const client = new PayinClient({
+      apiKey: options.apiKey!,
+      baseUrl: options.baseUrl!,
+      timeoutMs: options.timeoutMs,
+      signRequests: options.signRequests,
+    })
+    this.clients_.set(options.id, { signature, client })
+    return client
+  }
+
+  /** Saves the admin's changes to instance `id` (validated; the key encrypted). Effective at once here. */
+  async updateProviderSettings(id: string, patch: ProviderSettingsPatch, actor?: string): Promise<EffectiveProviderSettings> {
+    const config = this.providers_.get(id)
+    if (!config) {
+      throw new MedusaError(MedusaError.Types.NOT_FOUND, `No pay-in provider instance "${id}" in this store`)
+    }
+    const scope = providerScope(id)
+    await this.loadSettings(0)
+    const row = this.settingRows_.get(scope)
+    const overrides = applyProviderPatch(config, (row?.values ?? {}) as ProviderOverrides, patch)
+    let keyColumns: Record<string, unknown> = {}
+    if (patch.apiKey !== undefined) {
+      if (patch.apiKey === null) {
+        keyColumns = { api_key_encrypted: null, api_key_last4: null, api_key_updated_at: null }
+      } else {
+        const checked = providerOptionsSchema.shape.apiKey.safeParse(patch.apiKey)
+        if (!checked.success || !checked.data) {
+          throw new SettingsValidationError(zodFields(checked.error ?? new z.ZodError([]), "apiKey"))
+        }
+        const parsed = checked.data
+        let encrypted: string
+        try {
+          encrypted = this.secretBox.encrypt(parsed, scope)
+        } catch (e) {
+          throw new SettingsValidationError([{ path: "apiKey", message: (e as Error).message }])
+        }
+        keyColumns = { api_key_encrypted: encrypted, api_key_last4: lastFour(parsed), api_key_updated_at: new Date() }
+      }
+    }
+    await this.writeSetting(scope, overrides, keyColumns, actor)
+    return (await this.providerSettings(id, 0))!
+  }
+
+  async updatePluginSettings(patch: PluginSettingsPatch, actor?: string) {
+    await this.loadSettings(0)
+    const row = this.settingRows_.get(pluginScope)
+    const overrides = applyPluginPatch(this.pluginOptions_, (row?.values ?? {}) as PluginOverrides, patch)
+    await this.writeSetting(pluginScope, overrides, {}, actor)
+    await this.loadSettings(0)
+    return this.pluginSettingsView()
+  }
+
+  private async writeSetting(
+    scope: string,
+    values: Record<string, unknown>,
+    keyColumns: Record<string, unknown>,
+    actor?: string
+  ): Promise<void> {
+    const columns = Object.keys(keyColumns)
+    await this.knex().raw(
+      `insert into payin_setting (id, scope, values, revision, updated_by${columns.map((c) => `, ${c}`).join("")})
+       values (?, ?, ?::jsonb, 1, ?${columns.map(() => ", ?").join("")})
+       on conflict (scope) where deleted_at is null do update set
+         values = excluded.values, revision = payin_setting.revision + 1, updated_by = excluded.updated_by,
+         updated_at = now()${columns.map((c) => `, ${c} = excluded.${c}`).join("")}`,
+      [generateEntityId(undefined, "payinset"), scope, JSON.stringify(values), actor ?? null, ...columns.map((c) => keyColumns[c])]
+    )
+    this.settingsLoadedAt_ = 0
+    this.effective_.clear()
+  }
+
+  /** Start-up check: every key stored from the admin decrypts with the secrets in the environment. */
+  static async verifyStoredKeys(
+    pg: { raw: (sql: string, bindings: unknown[]) => Promise<{ rows: any[] }> },
+    env: Record<string, string | undefined> = process.env
+  ): Promise<void> {
+    let rows: { scope: string; api_key_encrypted: string }[]
+    try {
+      rows = (
+        await pg.raw(
+          "select scope, api_key_encrypted from payin_setting where deleted_at is null and api_key_encrypted is not null",
+          []
+        )
+      ).rows
+    } catch (e) {
+      if ((e as { code?: string }).code === "42P01") return // not migrated yet
+      throw e
+    }
+    if (!rows.length) return
+    const box = new SecretBox(env)
+    for (const row of rows) {
+      try {
+        box.decrypt(row.api_key_encrypted, row.scope)
+      } catch (e) {
+        const reason = e instanceof PayinSecretError ? e.message : String(e)
+        throw new Error(`medusa-plugin-payin: the API key stored from the admin for "${row.scope}" cannot be used: ${reason}`)
+      }
+    }
   }
 
   /**
@@ -281,6 +582,125 @@ class PayinModuleService extends MedusaService({
     if (!result.rows.length) {
       await this.recordServiceTransaction(ledgerId, transaction, "create")
       await this.updatePayinTransactions({ id: ledgerId, expires_at: expiresAt } as never)
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Admin views
+  // -------------------------------------------------------------------------------------------
+
+  /** The ledger, newest first, filtered for the admin's transactions page. */
+  async listLedger(filters: LedgerFilters): Promise<{ rows: LedgerRow[]; count: number }> {
+    const where: string[] = ["deleted_at is null"]
+    const bindings: unknown[] = []
+    if (filters.status?.length) {
+      where.push(`status = any(?::text[])`)
+      bindings.push(filters.status)
+    }
+    if (filters.flags?.length) {
+      where.push("jsonb_exists_any(coalesce(flags, '{}'::jsonb), ?::text[])")
+      bindings.push(filters.flags)
+    }
+    if (filters.hasFlags) {
+      where.push(`flags is not null and flags <> '{}'::jsonb`)
+    }
+    if (filters.providerId) {
+      where.push("provider_id = ?")
+      bindings.push(filters.providerId)
+    }
+    if (filters.orderId) {
+      where.push("order_id = ?")
+      bindings.push(filters.orderId)
+    }
+    if (filters.paymentCollectionIds?.length) {
+      where.push("payment_collection_id = any(?::text[])")
+      bindings.push(filters.paymentCollectionIds)
+    }
+    if (filters.q) {
+      const like = `${filters.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+      where.push("(id like ? or service_id like ? or session_id like ? or order_id like ? or cart_id like ?)")
+      bindings.push(like, like, like, like, like)
+    }
+    const clause = where.join(" and ")
+    const [rows, count] = await Promise.all([
+      this.knex().raw(
+        `select * from payin_transaction where ${clause} order by created_at desc, id desc limit ? offset ?`,
+        [...bindings, filters.limit ?? 20, filters.offset ?? 0]
+      ),
+      this.knex().raw(`select count(*)::int as count from payin_transaction where ${clause}`, bindings),
+    ])
+    return { rows: rows.rows, count: count.rows[0].count }
+  }
+
+  /** One ledger row with its status history and the webhook deliveries about it. */
+  async ledgerDetail(id: string): Promise<{ row: LedgerRow; history: any[]; webhooks: any[] } | null> {
+    await this.flushCounters() // duplicates acknowledged from memory are counted in batches
+    const found = await this.knex().raw("select * from payin_transaction where id = ? and deleted_at is null", [id])
+    const row = found.rows[0] as LedgerRow | undefined
+    if (!row) {
+      return null
+    }
+    const [history, webhooks] = await Promise.all([
+      this.knex().raw(
+        `select id, from_status, to_status, source, note, created_at from payin_status_change
+         where transaction_id = ? and deleted_at is null order by created_at, id`,
+        [id]
+      ),
+      row.service_id
+        ? this.knex().raw(
+            `select id, status, state, attempts, duplicates, last_error, created_at, applied_at, next_attempt_at
+             from payin_webhook_event where service_id = ? and provider_id = ? and deleted_at is null
+             order by created_at, id`,
+            [row.service_id, row.provider_id]
+          )
+        : Promise.resolve({ rows: [] }),
+    ])
+    return { row, history: history.rows, webhooks: webhooks.rows }
+  }
+
+  /** Webhook health of one provider instance: deliveries accepted, duplicated, refused, failing. */
+  async webhookHealth(providerId: string): Promise<{
+    accepted: number
+    duplicates: number
+    rejected: number
+    failed: number
+    last_delivery_at: Date | null
+    last_failure_at: Date | null
+    last_failure_reason: string | null
+  }> {
+    await this.flushCounters()
+    const [inbox, failed, counter] = await Promise.all([
+      this.knex().raw(
+        `select count(*)::int as accepted, coalesce(sum(duplicates), 0)::int as duplicates,
+                max(greatest(created_at, updated_at)) as last_delivery_at
+         from payin_webhook_event where provider_id = ? and deleted_at is null`,
+        [providerId]
+      ),
+      this.knex().raw(
+        `select count(*) filter (where state = 'failed')::int as failed,
+                max(updated_at) filter (where last_error is not null) as last_at,
+                (array_agg(last_error order by updated_at desc) filter (where last_error is not null))[1] as last_error
+         from payin_webhook_event where provider_id = ? and deleted_at is null`,
+        [providerId]
+      ),
+      this.knex().raw(
+        `select rejected, last_rejected_at, last_rejection_reason from payin_webhook_counter
+         where provider_id = ? and deleted_at is null`,
+        [providerId]
+      ),
+    ])
+    const i = inbox.rows[0]
+    const f = failed.rows[0]
+    const c = counter.rows[0] ?? { rejected: 0, last_rejected_at: null, last_rejection_reason: null }
+    const rejectedLater = c.last_rejected_at && (!f.last_at || new Date(c.last_rejected_at) > new Date(f.last_at))
+    return {
+      accepted: i.accepted,
+      duplicates: i.duplicates,
+      rejected: c.rejected,
+      failed: f.failed,
+      last_delivery_at: i.last_delivery_at,
+      last_failure_at: rejectedLater ? c.last_rejected_at : (f.last_at ?? null),
+      last_failure_reason: rejectedLater ? c.last_rejection_reason : (f.last_error ?? null),
     }
   }
 

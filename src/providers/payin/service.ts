@@ -53,7 +53,6 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
 
   protected readonly options_: PayinProviderOptions
   protected readonly cradle_: Record<string, unknown>
-  private client_: PayinClient | null = null
 
   /** Fails the boot with a message naming every invalid option (never echoing a value). */
   static override validateOptions(options: Record<string, unknown>): void {
@@ -90,24 +89,23 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
   }
 
-  protected get client(): PayinClient {
-    if (!this.client_) {
-      const { apiKey, baseUrl } = this.options_
-      if (!apiKey || !baseUrl) {
-        throw new MedusaError(
-          MedusaError.Types.NOT_ALLOWED,
-          `Pay-in payments are not configured yet (${this.providerId} has no ${!apiKey ? "API key" : "base URL"})`,
-          "payin_not_configured"
-        )
-      }
-      this.client_ = new PayinClient({
-        apiKey,
-        baseUrl,
-        timeoutMs: this.options_.timeoutMs,
-        signRequests: this.options_.signRequests,
-      })
+  /**
+   * The options in effect now: medusa-config with the settings saved from the admin on top
+   * (re-read at most every few seconds, at once after a change on this instance).
+   */
+  protected async settings(maxAgeMs?: number): Promise<PayinProviderOptions> {
+    return (await this.ledger.providerOptions(this.options_.id, maxAgeMs)) ?? this.options_
+  }
+
+  protected clientOf(options: PayinProviderOptions): PayinClient {
+    if (!options.apiKey || !options.baseUrl) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `Pay-in payments are not configured yet (${this.providerId} has no ${!options.apiKey ? "API key" : "base URL"})`,
+        "payin_not_configured"
+      )
     }
-    return this.client_
+    return this.ledger.clientWith(options)
   }
 
   // -------------------------------------------------------------------------------------------
@@ -120,14 +118,15 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     if (!sessionId) {
       throw new MedusaError(MedusaError.Types.INVALID_DATA, "A payment session id is required to create a pay-in")
     }
-    const chosen = parseStorefrontData(data, this.options_)
+    const options = await this.settings()
+    const chosen = parseStorefrontData(data, options)
     const currency = input.currency_code.toUpperCase()
     const fiat = toFiatAmount(input.amount, input.currency_code)
 
     const request: PayInRequest = {
       fiatCurrency: currency,
-      ...(this.options_.amountPolicy.mode === "range" && this.options_.amountPolicy.tolerancePercent > 0
-        ? { fiatAmountRange: amountRange(fiat.decimal, this.options_.amountPolicy.tolerancePercent) }
+      ...(options.amountPolicy.mode === "range" && options.amountPolicy.tolerancePercent > 0
+        ? { fiatAmountRange: amountRange(fiat.decimal, options.amountPolicy.tolerancePercent) }
         : { fiatAmount: fiat.value }),
       ...(chosen.method ? { method: chosen.method } : {}),
       ...(chosen.bank ? { bank: chosen.bank } : {}),
@@ -139,13 +138,13 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
           ...(chosen.client.user_agent ? { userAgent: chosen.client.user_agent } : {}),
         },
       },
-      paymentPageConfig: this.paymentPageConfig(chosen),
+      paymentPageConfig: this.paymentPageConfig(chosen, options),
     }
 
     // The ledger row is written while the request is on its way (its insert takes a few ms, the
     // service tens or hundreds): the store knows every pay-in it asked for. Nothing can happen to a
     // new pay-in before the shopper sees its requisites, which only this answer carries.
-    const client = this.client
+    const client = this.clientOf(options)
     const opening = this.ledger.openPayin({
       provider_id: this.providerId,
       session_id: sessionId,
@@ -155,7 +154,17 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       bank: chosen.bank ?? null,
       payment_collection_id: chosen.client.payment_collection_id ?? null,
     })
-    const creating = client.createPayIn(request, sessionId)
+    const creating = client.createPayIn(request, sessionId).catch(async (error: unknown) => {
+      // A key rotated from the admin on another instance: read the settings again and, when the
+      // key did change, ask once more (a 401 created nothing).
+      if (error instanceof PayinServiceError && error.kind === "unauthorized") {
+        const fresh = await this.settings(1_000)
+        if (fresh.apiKey && fresh.apiKey !== options.apiKey) {
+          return this.clientOf(fresh).createPayIn(request, sessionId)
+        }
+      }
+      throw error
+    })
     const [opened, created] = await Promise.allSettled([opening, creating])
     if (opened.status === "rejected") {
       // without a ledger row the pay-in would be unknown to the store: refuse it (the shopper
@@ -170,7 +179,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       throw this.toMedusaError(created.reason, "create the pay-in")
     }
     const transaction: Transaction = created.value
-    const sessionData = toSessionData(transaction, { id: row.id, method: chosen.method }, this.options_.paymentWindowSeconds)
+    const sessionData = toSessionData(transaction, { id: row.id, method: chosen.method }, options.paymentWindowSeconds)
     await this.ledger.recordCreated(row.id, transaction, new Date(sessionData.expires_at))
 
     return {
@@ -273,7 +282,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
   /** The service has no refund operation; manual-refund mode records a refund made outside. */
   async refundPayment(input: RefundPaymentInput): Promise<RefundPaymentOutput> {
     const data = (input.data ?? {}) as Data
-    if (!this.options_.manualRefunds) {
+    if (!(await this.settings()).manualRefunds) {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
         "The payment service has no refund operation. Pay the shopper back outside Medusa (for example by bank " +
@@ -312,8 +321,11 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
   // -------------------------------------------------------------------------------------------
 
   /** The merchant's Payment Page defaults with the storefront's allowed overrides. */
-  private paymentPageConfig(chosen: ReturnType<typeof parseStorefrontData>): PayInRequest["paymentPageConfig"] {
-    const page = this.options_.paymentPage
+  private paymentPageConfig(
+    chosen: ReturnType<typeof parseStorefrontData>,
+    options: PayinProviderOptions
+  ): PayInRequest["paymentPageConfig"] {
+    const page = options.paymentPage
     const config: NonNullable<PayInRequest["paymentPageConfig"]> = {}
     const success = chosen.success_url ?? page.successUrl
     const failure = chosen.failure_url ?? page.failureUrl
@@ -363,10 +375,11 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     const externalId = row?.session_id ?? (typeof data.session_id === "string" ? data.session_id : null)
     let transaction: Transaction | null = null
     try {
+      const client = this.clientOf(await this.settings())
       if (serviceId) {
-        transaction = await this.client.getTransaction(serviceId)
+        transaction = await client.getTransaction(serviceId)
       } else if (externalId) {
-        transaction = await this.client.findByExternalId(externalId)
+        transaction = await client.findByExternalId(externalId)
       }
     } catch (error) {
       this.logger.warn(

@@ -13,7 +13,7 @@ export const AUTHENTICATE = false
  * instance (for checking the URL pasted into the merchant panel). No secrets in the answer.
  */
 export async function GET(req: MedusaRequest, res: MedusaResponse): Promise<void> {
-  const options = req.scope.resolve<PayinModuleService>(PAYIN_MODULE).getProviderOptions(req.params.id)
+  const options = await req.scope.resolve<PayinModuleService>(PAYIN_MODULE).providerOptions(req.params.id)
   if (!options) {
     res.status(404).json({ code: "unknown_provider", message: `No pay-in provider instance "${req.params.id}" in this store` })
     return
@@ -31,7 +31,7 @@ export async function GET(req: MedusaRequest, res: MedusaResponse): Promise<void
 export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<void> {
   const instanceId = req.params.id
   const ledger = req.scope.resolve<PayinModuleService>(PAYIN_MODULE)
-  const options = ledger.getProviderOptions(instanceId)
+  let options = await ledger.providerOptions(instanceId)
   if (!options) {
     res.status(404).json({ code: "unknown_provider", message: `No pay-in provider instance "${instanceId}" in this store` })
     return
@@ -50,7 +50,16 @@ export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<voi
     refuse(400, "invalid_body", "Send the Transaction as an application/json body")
     return
   }
-  const check = checkWebhookSignature(raw, req.headers["x-signature"], options.apiKey)
+  let check = checkWebhookSignature(raw, req.headers["x-signature"], options.apiKey)
+  if (check === "mismatch") {
+    // The key may have been rotated from the admin on another instance: read the settings again
+    // (at most once a second) before refusing.
+    const fresh = await ledger.providerOptions(instanceId, 1_000)
+    if (fresh?.apiKey && fresh.apiKey !== options.apiKey) {
+      options = fresh
+      check = checkWebhookSignature(raw, req.headers["x-signature"], fresh.apiKey)
+    }
+  }
   if (check !== "ok") {
     const message = {
       missing: "The x-signature header is missing",

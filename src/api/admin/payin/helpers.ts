@@ -1,0 +1,195 @@
+import { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
+import { MedusaError } from "@medusajs/framework/utils"
+import { z } from "zod"
+import { PAYIN_MODULE, payinProviderId } from "../../../../medusa-plugin.config"
+import { PayinServiceError } from "../../../client/errors"
+import type PayinModuleService from "../../../modules/payin/service"
+import type { EffectiveProviderSettings, LedgerRow } from "../../../modules/payin/service"
+import { ENCRYPTION_ENV } from "../../../modules/payin/secrets"
+import { FieldError, SettingsValidationError, zodFields } from "../../../modules/payin/settings"
+
+export function payinModule(req: MedusaRequest): PayinModuleService {
+  return req.scope.resolve<PayinModuleService>(PAYIN_MODULE)
+}
+
+/** 400 with the fields that failed: `{ type, message, fields: [{ path, message }] }`. */
+export function invalid(res: MedusaResponse, fields: FieldError[]): void {
+  res.status(400).json({
+    type: MedusaError.Types.INVALID_DATA,
+    message: fields.map((f) => (f.path ? `${f.path}: ${f.message}` : f.message)).join("; "),
+    fields,
+  })
+}
+
+export function notFound(res: MedusaResponse, message: string): void {
+  res.status(404).json({ type: MedusaError.Types.NOT_FOUND, message })
+}
+
+/** Parses a body or query with a zod schema; answers 400 naming the fields and returns null when it fails. */
+export function parseOr400<S extends z.ZodType>(res: MedusaResponse, schema: S, input: unknown): z.output<S> | null {
+  const result = schema.safeParse(input ?? {})
+  if (!result.success) {
+    invalid(res, zodFields(result.error))
+    return null
+  }
+  return result.data
+}
+
+/** Runs a settings change; validation errors become 400s naming the field. */
+export async function settingsChange<T>(res: MedusaResponse, fn: () => Promise<T>): Promise<T | null> {
+  try {
+    return await fn()
+  } catch (error) {
+    if (error instanceof SettingsValidationError) {
+      invalid(res, error.fields)
+      return null
+    }
+    if (MedusaError.isMedusaError(error) && (error as MedusaError).type === MedusaError.Types.NOT_FOUND) {
+      notFound(res, (error as Error).message)
+      return null
+    }
+    throw error
+  }
+}
+
+/** The store's public base URL as the admin's browser reached it (proxy headers honoured). */
+export function publicBaseUrl(req: MedusaRequest): string {
+  const proto = (req.get("x-forwarded-proto") ?? req.protocol ?? "http").split(",")[0].trim()
+  const host = (req.get("x-forwarded-host") ?? req.get("host") ?? "localhost").split(",")[0].trim()
+  return `${proto}://${host}`
+}
+
+/** A provider instance for the admin: effective values, where each came from, the key masked. */
+export function providerView(req: MedusaRequest, settings: EffectiveProviderSettings) {
+  const { apiKey: _never, id: _id, ...values } = settings.options
+  const webhookPath = `/hooks/payin/${settings.id}`
+  return {
+    id: settings.id,
+    provider_id: payinProviderId(settings.id),
+    webhook_path: webhookPath,
+    webhook_url: `${publicBaseUrl(req)}${webhookPath}`,
+    api_key: {
+      set: settings.apiKey.set,
+      last4: settings.apiKey.last4,
+      masked: settings.apiKey.masked,
+      source: settings.apiKey.source,
+      updated_at: settings.apiKey.updated_at,
+      error: settings.error,
+    },
+    values: { ...values, baseUrl: values.baseUrl ?? null },
+    sources: settings.sources,
+    overrides: settings.overrides,
+    configured: Boolean(settings.options.apiKey && settings.options.baseUrl),
+    revision: settings.revision,
+    updated_at: settings.updated_at,
+  }
+}
+
+export async function allSettingsView(req: MedusaRequest) {
+  const ledger = payinModule(req)
+  await ledger.loadSettings(0)
+  const providers = await Promise.all(ledger.listProviderInstanceIds().map((id) => ledger.providerSettings(id)))
+  return {
+    encryption: { configured: ledger.secretBox.configured, env: ENCRYPTION_ENV },
+    plugin: ledger.pluginSettingsView(),
+    providers: providers.filter((p): p is EffectiveProviderSettings => p !== null).map((p) => providerView(req, p)),
+  }
+}
+
+const iso = (value: unknown) => (value ? new Date(value as string).toISOString() : null)
+
+/** A ledger row for the admin (amount as a string, dates as ISO). */
+export function transactionRow(row: LedgerRow) {
+  const rawAmount = (row as { raw_amount?: { value?: string } }).raw_amount
+  return {
+    id: row.id,
+    provider_id: row.provider_id,
+    service_id: row.service_id,
+    session_id: row.session_id,
+    status: row.status,
+    amount: rawAmount?.value ?? String(row.amount),
+    currency_code: row.currency_code,
+    fiat_amount: row.fiat_amount,
+    fiat_currency: (row.fiat_currency as string | null) ?? null,
+    method: (row.method as string | null) ?? null,
+    bank: (row.bank as string | null) ?? null,
+    order_id: row.order_id,
+    cart_id: row.cart_id,
+    payment_collection_id: row.payment_collection_id,
+    expires_at: iso(row.expires_at),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+    status_changed_at: iso(row.status_changed_at),
+    captured_at: iso(row.captured_at),
+    store_canceled_at: iso(row.store_canceled_at),
+    session_deleted_at: iso(row.session_deleted_at),
+    recalculated_at: iso(row.recalculated_at),
+    flags: row.flags ?? null,
+    last_error: (row.last_error as string | null) ?? null,
+    payment_page_url: row.payment_page_url,
+  }
+}
+
+/** A ledger row with what the service last said: requisite, crypto amounts, rate, fee, dispute. */
+export function transactionDetail(row: LedgerRow) {
+  const data = (row.service_data ?? {}) as Record<string, unknown>
+  const text = (key: string) => (typeof data[key] === "string" && data[key] !== "" ? (data[key] as string) : null)
+  const disputeFields = {
+    merchant_check_url: text("disputeMerchantCheckUrl"),
+    trader_check_url: text("disputeTraderCheckUrl"),
+    merchant_fiat_amount: text("disputeMerchantFiatAmount"),
+    trader_fiat_amount: text("disputeTraderFiatAmount"),
+  }
+  const hasDispute =
+    ["dispute", "checking", "re_calculation"].includes(row.status) ||
+    Boolean(row.recalculated_at) ||
+    Boolean(disputeFields.merchant_check_url || disputeFields.trader_check_url) ||
+    [disputeFields.merchant_fiat_amount, disputeFields.trader_fiat_amount].some((a) => a !== null && Number(a) !== 0)
+  const requisite = row.requisite as Record<string, unknown> | null
+  return {
+    ...transactionRow(row),
+    requisite: requisite
+      ? {
+          id: requisite.id ?? null,
+          bank: requisite.bank ?? null,
+          ownerName: requisite.ownerName ?? null,
+          requisites: requisite.requisites ?? null,
+          sbpNumber: requisite.sbpNumber ?? null,
+          fiatCurrency: requisite.fiatCurrency ?? null,
+        }
+      : null,
+    crypto_amount: text("cryptoAmount"),
+    crypto_currency: text("cryptoCurrency"),
+    crypto_network: text("cryptoNetwork"),
+    currency_rate: text("currencyRate"),
+    merchant_fee: text("merchantFee"),
+    dispute: hasDispute ? disputeFields : null,
+    refunds: row.refunds ?? null,
+  }
+}
+
+export async function detailView(ledger: PayinModuleService, id: string) {
+  const found = await ledger.ledgerDetail(id)
+  if (!found) {
+    return null
+  }
+  return {
+    transaction: transactionDetail(found.row),
+    history: found.history.map((h) => ({ ...h, created_at: iso(h.created_at) })),
+    webhooks: found.webhooks.map((w) => ({
+      ...w,
+      created_at: iso(w.created_at),
+      applied_at: iso(w.applied_at),
+      next_attempt_at: iso(w.next_attempt_at),
+    })),
+  }
+}
+
+/** A service error for the admin: 502 with its kind and merchant-safe message (never the key). */
+export function serviceError(res: MedusaResponse, error: unknown): boolean {
+  if (error instanceof PayinServiceError) {
+    res.status(502).json({ type: "service_error", kind: error.kind, code: error.code ?? null, message: error.message })
+    return true
+  }
+  return false
+}

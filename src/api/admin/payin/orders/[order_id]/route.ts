@@ -1,0 +1,29 @@
+import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
+import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
+import { payinModule, transactionDetail } from "../../helpers"
+
+/**
+ * GET /admin/payin/orders/:order_id: the pay-ins of one order (order widget), found by the order
+ * id on the ledger or by the order's payment collections. Newest first; empty when none.
+ */
+export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
+  const query = req.scope.resolve(ContainerRegistrationKeys.QUERY)
+  const { data: orders } = await query.graph({
+    entity: "order",
+    fields: ["id", "payment_collections.id"],
+    filters: { id: req.params.order_id },
+  })
+  const collectionIds = ((orders[0]?.payment_collections ?? []) as ({ id: string } | null)[])
+    .filter((c): c is { id: string } => Boolean(c))
+    .map((c) => c.id)
+  const ledger = payinModule(req)
+  const [byOrder, byCollection] = await Promise.all([
+    ledger.listLedger({ orderId: req.params.order_id, limit: 50 }),
+    collectionIds.length ? ledger.listLedger({ paymentCollectionIds: collectionIds, limit: 50 }) : { rows: [], count: 0 },
+  ])
+  const seen = new Set<string>()
+  const rows = [...byOrder.rows, ...byCollection.rows]
+    .filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)))
+    .sort((a, b) => new Date(b.created_at as string).getTime() - new Date(a.created_at as string).getTime())
+  res.json({ transactions: rows.map(transactionDetail) })
+}

@@ -1,0 +1,31 @@
+import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
+import { providerSettingsPatchSchema } from "../../../../../modules/payin/settings"
+import { notFound, parseOr400, payinModule, providerView, settingsChange } from "../../helpers"
+
+/** GET /admin/payin/settings/:id: one provider instance (the API key only masked). */
+export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
+  const settings = await payinModule(req).providerSettings(req.params.id, 0)
+  if (!settings) {
+    notFound(res, `No pay-in provider instance "${req.params.id}" in this store`)
+    return
+  }
+  res.json(providerView(req, settings))
+}
+
+/**
+ * POST /admin/payin/settings/:id: changes from the admin, in effect at once on this instance and
+ * within seconds on the others. A field set to null goes back to medusa-config / env / default.
+ * The API key is write-only: stored encrypted, answered masked.
+ */
+export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
+  const ledger = payinModule(req)
+  if (!ledger.getConfiguredProviderOptions(req.params.id)) {
+    notFound(res, `No pay-in provider instance "${req.params.id}" in this store`)
+    return
+  }
+  const patch = parseOr400(res, providerSettingsPatchSchema, req.body)
+  if (!patch) return
+  const saved = await settingsChange(res, () => ledger.updateProviderSettings(req.params.id, patch, req.auth_context?.actor_id))
+  if (!saved) return
+  res.json(providerView(req, saved))
+}

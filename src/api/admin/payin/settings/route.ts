@@ -1,0 +1,17 @@
+import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
+import { pluginSettingsPatchSchema } from "../../../../modules/payin/settings"
+import { allSettingsView, parseOr400, payinModule, settingsChange } from "../helpers"
+
+/** GET /admin/payin/settings: every provider instance and the plugin-wide settings. */
+export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
+  res.json(await allSettingsView(req))
+}
+
+/** POST /admin/payin/settings: plugin-wide settings (reconciliation). null = back to medusa-config. */
+export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
+  const patch = parseOr400(res, pluginSettingsPatchSchema, req.body)
+  if (!patch) return
+  const saved = await settingsChange(res, () => payinModule(req).updatePluginSettings(patch, req.auth_context?.actor_id))
+  if (!saved) return
+  res.json(await allSettingsView(req))
+}

@@ -1,0 +1,24 @@
+import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
+import { reconcilePayin } from "../../../../../../workflows/reconcile-payins"
+import { detailView, notFound, payinModule, serviceError } from "../../../helpers"
+
+/**
+ * POST /admin/payin/transactions/:id/reconcile ("Reconcile now"): looks the pay-in up at the
+ * service and applies the answer through the same path as webhooks. 502 when the service fails.
+ */
+export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
+  const ledger = payinModule(req)
+  const [exists] = await ledger.listPayinTransactions({ id: req.params.id }, { select: ["id"] })
+  if (!exists) {
+    notFound(res, `No pay-in with id "${req.params.id}"`)
+    return
+  }
+  let result
+  try {
+    result = await reconcilePayin(req.scope, req.params.id, "admin")
+  } catch (error) {
+    if (serviceError(res, error)) return
+    throw error
+  }
+  res.json({ result, ...(await detailView(ledger, req.params.id)) })
+}

@@ -1,0 +1,12 @@
+import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
+import { detailView, notFound, payinModule } from "../../helpers"
+
+/** GET /admin/payin/transactions/:id: the pay-in, its status history and its webhook deliveries. */
+export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
+  const view = await detailView(payinModule(req), req.params.id)
+  if (!view) {
+    notFound(res, `No pay-in with id "${req.params.id}"`)
+    return
+  }
+  res.json(view)
+}
