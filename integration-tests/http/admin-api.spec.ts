@@ -225,12 +225,15 @@ medusaIntegrationTestRunner({
         PayinModuleService.verifyStoredKeys(pg(), { PAYIN_ENCRYPTION_KEY: "another-secret-of-enough-length-0123456789" })
       ).rejects.toThrow(/encrypted with another PAYIN_ENCRYPTION_KEY/)
       // rotation of the secret: the old one as PAYIN_ENCRYPTION_KEY_PREVIOUS still decrypts
-      await expect(
-        PayinModuleService.verifyStoredKeys(pg(), {
-          PAYIN_ENCRYPTION_KEY: "another-secret-of-enough-length-0123456789",
-          PAYIN_ENCRYPTION_KEY_PREVIOUS: SECRET,
-        })
-      ).resolves.toBeUndefined()
+      const rotatedEnv = {
+        PAYIN_ENCRYPTION_KEY: "another-secret-of-enough-length-0123456789",
+        PAYIN_ENCRYPTION_KEY_PREVIOUS: SECRET,
+      }
+      await expect(PayinModuleService.verifyStoredKeys(pg(), rotatedEnv)).resolves.toBe(0)
+      // at start-up the key moves to the new secret
+      await expect(PayinModuleService.verifyStoredKeys(pg(), rotatedEnv, { reencrypt: true })).resolves.toBe(1)
+      const { rows } = await pg().raw("select api_key_encrypted from payin_setting")
+      expect(new SecretBox({ PAYIN_ENCRYPTION_KEY: rotatedEnv.PAYIN_ENCRYPTION_KEY }).decrypt(rows[0].api_key_encrypted, "provider:default")).toBe(ROTATED)
 
       // and a real start of this store without the secret fails with that message
       const config = getContainer().resolve(ContainerRegistrationKeys.CONFIG_MODULE) as any
