@@ -14,7 +14,7 @@ import type { RunningSandbox } from "../../src/sandbox"
 import { reconcilePayins } from "../../src/workflows/reconcile-payins"
 import { retryWebhookInbox } from "../../src/workflows/webhook-inbox"
 import { seedDemoStore } from "../app/seed/demo-store"
-import { TEST_ADMIN } from "../support/admin"
+import { TEST_ADMIN, adminHeaders } from "../support/admin"
 import { control, payinsOfSession, sandboxForApp } from "../support/sandbox"
 import { Storefront, httpApi } from "../support/storefront"
 
@@ -25,6 +25,7 @@ const CHECKOUTS = Number(process.env.PAYIN_MULTI_CHECKOUTS || 200)
 const appDir = path.join(__dirname, "..", "app")
 const medusaBin = path.join(__dirname, "..", "..", "node_modules", ".bin", "medusa")
 let sandbox: RunningSandbox
+process.env.PAYIN_ENCRYPTION_KEY ??= "multi-instance-encryption-secret-0123456789"
 sandboxForApp(KEY, { requisitesPerMethod: 1000, webhookUrl: null }, (s) => (sandbox = s))
 
 
@@ -233,6 +234,27 @@ medusaIntegrationTestRunner({
         const allOrders = await capturedOrders()
         expect(allOrders.total).toBe(CHECKOUTS + batch.length)
         expect(allOrders.notCaptured).toEqual([])
+
+        // A key rotated from the admin of one instance is used at once by the other, whose copy
+        // of the settings is fresh (a checkout there just read them).
+        const shopB = new Storefront(httpApi(second.url), seed)
+        await shopB.session(await shopB.cart(), "pp_payin_default")
+        const ROTATED = "multi-instance-rotated-key-XYZ123"
+        sandbox.updateMerchant({ apiKey: ROTATED })
+        const saved = await api.post("/admin/payin/settings/default", { apiKey: ROTATED }, await adminHeaders(container, api))
+        expect(saved.data.api_key.source).toBe("admin")
+        const sessionB = await shopB.session(await shopB.cart(), "pp_payin_default")
+        const [payinB] = payinsOfSession(sandbox, sessionB.id)
+        expect(payinB.status).toBe("active")
+        await control(sandbox, "POST", `/_sandbox/transactions/${payinB.id}/pay`)
+        const paidBody = JSON.stringify(sandbox.transaction(payinB.id))
+        const hook = await request(urls()[1], {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-signature": sign(paidBody, ROTATED) },
+          body: paidBody,
+        })
+        const hookAnswer = await hook.body.text()
+        expect([hook.statusCode, hookAnswer]).toEqual([200, expect.stringContaining('"received":true')])
       } finally {
         second.child.kill("SIGKILL")
         await new Promise((r) => setTimeout(r, 500))
