@@ -294,10 +294,16 @@ medusaIntegrationTestRunner({
       const [payin] = payinsOfSession(sandbox, session.id)
       await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
 
+      // the order placed before payment is linked on the ledger at once (order.placed)
+      const linked = async () =>
+        (await call("get", "/admin/payin/transactions?status=active,creating")).data.transactions.find(
+          (t: any) => t.session_id === session.id
+        )?.order_id
+      for (let i = 0; i < 50 && !(await linked()); i++) await new Promise((r) => setTimeout(r, 100))
       const active = await call("get", "/admin/payin/transactions?status=active,creating")
       expect(active.status).toBe(200)
       const row = active.data.transactions.find((t: any) => t.session_id === session.id)
-      expect(row).toMatchObject({ status: "active", service_id: payin.id, amount: "1790.00", currency_code: "rub", fiat_amount: "1790.00" })
+      expect(row).toMatchObject({ status: "active", order_id: orderId, service_id: payin.id, amount: "1790.00", currency_code: "rub", fiat_amount: "1790.00" })
       expect(active.data.count).toBeGreaterThanOrEqual(1)
       expect((await call("get", "/admin/payin/transactions?status=closed")).data.transactions.map((t: any) => t.id)).not.toContain(row.id)
       expect((await call("get", "/admin/payin/transactions?status=paid")).status).toBe(400)
