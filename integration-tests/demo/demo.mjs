@@ -189,6 +189,8 @@ async function main() {
   mkdirSync(demoDir, { recursive: true })
   const state = readJson(path.join(demoDir, "state.json"), {})
   state.sandboxApiKey ??= `sandbox_${randomBytes(16).toString("hex")}`
+  // the secret that encrypts an API key saved from the admin (kept with the demo's data)
+  state.encryptionKey ??= randomBytes(32).toString("base64")
   writeFileSync(path.join(demoDir, "state.json"), JSON.stringify(state, null, 2), { mode: 0o600 })
 
   // 1. PostgreSQL
@@ -248,6 +250,7 @@ async function main() {
     NODE_ENV: "development",
     PAYIN_API_KEY: state.sandboxApiKey,
     PAYIN_BASE_URL: sandboxUrl,
+    PAYIN_ENCRYPTION_KEY: process.env.PAYIN_ENCRYPTION_KEY || state.encryptionKey,
   }
 
   // 3. Schema and seed data, each only when this database does not have them yet
