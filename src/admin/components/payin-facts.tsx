@@ -1,0 +1,86 @@
+// What the service said about one pay-in: amounts, requisite, Payment Page, dispute, flags.
+// Shared by the detail page and the order widget.
+import { Text } from "@medusajs/ui"
+import { useTranslation } from "react-i18next"
+import type { TransactionDetail } from "../lib/api"
+import { Flags, Row, formatAmount, formatDate } from "./common"
+
+export function AmountFacts({ tx }: { tx: TransactionDetail }) {
+  const { t, i18n } = useTranslation()
+  return (
+    <div data-testid="payin-widget-amounts" className="divide-y">
+      <Row label={t("payin.detail.fiat")}>{formatAmount(tx.fiat_amount ?? tx.amount, tx.fiat_currency ?? tx.currency_code)}</Row>
+      <Row label={t("payin.detail.crypto")}>
+        {tx.crypto_amount ? `${tx.crypto_amount} ${(tx.crypto_currency ?? "").toUpperCase()}${tx.crypto_network ? ` (${tx.crypto_network.toUpperCase()})` : ""}` : "—"}
+      </Row>
+      <Row label={t("payin.detail.rate")}>{tx.currency_rate ?? "—"}</Row>
+      <Row label={t("payin.detail.fee")}>{tx.merchant_fee ?? "—"}</Row>
+      {tx.status === "active" && <Row label={t("payin.detail.expires")}>{formatDate(tx.expires_at, i18n.language)}</Row>}
+    </div>
+  )
+}
+
+export function RequisiteFacts({ tx, testId }: { tx: TransactionDetail; testId: string }) {
+  const { t } = useTranslation()
+  const r = tx.requisite
+  return (
+    <div data-testid={testId} className="divide-y">
+      <Row label={t("payin.detail.bank")}>{r?.bank ?? tx.bank ?? "—"}</Row>
+      <Row label={t("payin.detail.owner")}>{r?.ownerName ?? "—"}</Row>
+      <Row label={t("payin.detail.number")}>{r?.requisites ?? "—"}</Row>
+      {r?.sbpNumber ? <Row label={t("payin.detail.sbp")}>{r.sbpNumber}</Row> : null}
+    </div>
+  )
+}
+
+export function PageLink({ tx, testId }: { tx: TransactionDetail; testId: string }) {
+  const { t } = useTranslation()
+  if (!tx.payment_page_url) return null
+  return (
+    <Row label={t("payin.detail.paymentPage")}>
+      <a href={tx.payment_page_url} target="_blank" rel="noreferrer" className="text-ui-fg-interactive" data-testid={testId}>
+        {t("payin.common.open")}
+      </a>
+    </Row>
+  )
+}
+
+export function DisputeFacts({ tx, testId }: { tx: TransactionDetail; testId: string }) {
+  const { t } = useTranslation()
+  const d = tx.dispute
+  if (!d) return null
+  const link = (url: string | null) =>
+    url ? (
+      <a href={url} target="_blank" rel="noreferrer" className="text-ui-fg-interactive">
+        {t("payin.common.open")}
+      </a>
+    ) : (
+      "—"
+    )
+  return (
+    <div data-testid={testId} className="divide-y">
+      <Row label={t("payin.detail.merchantCheck")}>{link(d.merchant_check_url)}</Row>
+      <Row label={t("payin.detail.traderCheck")}>{link(d.trader_check_url)}</Row>
+      <Row label={t("payin.detail.merchantAmount")}>{formatAmount(d.merchant_fiat_amount, tx.fiat_currency)}</Row>
+      <Row label={t("payin.detail.traderAmount")}>{formatAmount(d.trader_fiat_amount, tx.fiat_currency)}</Row>
+    </div>
+  )
+}
+
+export function FlagFacts({ tx, testId }: { tx: TransactionDetail; testId: string }) {
+  const { t } = useTranslation()
+  const entries = Object.entries(tx.flags ?? {})
+  return (
+    <div className="px-6 py-3">
+      <Flags flags={tx.flags} testId={testId} />
+      {entries.map(([name, details]) => (
+        <Text key={name} size="xsmall" className="text-ui-fg-subtle mt-1 break-all">
+          {name}: {Object.entries(details ?? {}).map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : String(v)}`).join(", ")}
+        </Text>
+      ))}
+      {!entries.length && tx.last_error ? (
+        <Text size="xsmall" className="text-ui-fg-error">{t("payin.detail.lastError")}: {tx.last_error}</Text>
+      ) : null}
+    </div>
+  )
+}

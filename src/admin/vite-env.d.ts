@@ -1,0 +1,2 @@
+/// <reference types="vite/client" />
+declare const __BACKEND_URL__: string | undefined
