@@ -14,6 +14,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import net from "node:net"
+import { makeSamples } from "./sample-payins.mjs"
 import {
   createDatabase,
   databaseUrl,
@@ -286,6 +287,21 @@ async function main() {
   startService(medusaBin, ["develop", "--port", String(port)], { env, name: "medusa" })
   await waitForHealth(`${backendUrl}/health`, 180_000)
 
+  // 5. Sample pay-ins (paid, awaiting, expired, disputed), once per database, through the store
+  //    API and the sandbox's webhooks: the admin's Pay-ins pages have something to show.
+  if (state.samplesDatabase !== dbIdentity || !state.samples) {
+    log("making sample pay-ins…")
+    state.samples = await makeSamples({
+      backendUrl,
+      sandboxUrl,
+      seed,
+      admin: { email: adminEmail, password: adminPassword },
+      log: (line) => log(line),
+    })
+    state.samplesDatabase = dbIdentity
+    writeFileSync(path.join(demoDir, "state.json"), JSON.stringify(state, null, 2), { mode: 0o600 })
+  }
+
   const demo = {
     backendUrl,
     adminUrl: `${backendUrl}/app`,
@@ -299,6 +315,7 @@ async function main() {
     sandboxApiKey: state.sandboxApiKey,
     storeApiUrl: `${backendUrl}/store`,
     webhookUrl,
+    samples: state.samples,
   }
   writeFileSync(path.join(demoDir, "demo.json"), JSON.stringify(demo, null, 2) + "\n")
 
@@ -314,6 +331,10 @@ async function main() {
       `  Region (RUB):     ${demo.regionId}   provider ${demo.providerId}`,
       `  Product variant:  ${demo.productVariantId}`,
       `  Sandbox service:  ${sandboxUrl}  (x-api-key ${state.sandboxApiKey})`,
+      `  Sample orders:    ${Object.entries(demo.samples ?? {})
+        .map(([name, s]) => `${name} ${s.orderId}`)
+        .join(", ") || "none"}`,
+      `  Admin pages:      ${demo.adminUrl}/payin (Pay-ins), ${demo.adminUrl}/settings/payin (Settings → Pay-in)`,
       `  Details:          .demo/demo.json`,
       "",
       "  Ctrl-C stops everything.",

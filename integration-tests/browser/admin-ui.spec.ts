@@ -1,0 +1,214 @@
+// The admin in a real browser (Debian's Chromium via playwright-core) against the demo store
+// (`npm run demo`: Medusa with the plugin, the sandbox, sample pay-ins): settings saved and shown
+// with their source, Test connection (success and the whitelist failure with the address to
+// add), the order widget, the transactions page and Reconcile now, the Russian UI.
+// Screenshots go to PAYIN_SCREENSHOTS_DIR when set (the README's come from there).
+import { ChildProcess, spawn } from "child_process"
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "fs"
+import os from "os"
+import path from "path"
+import type { Browser, Page } from "playwright-core"
+import { adminLogin, ensureChromium, launchBrowser } from "../support/chromium"
+import { freePort } from "../support/net"
+
+jest.setTimeout(900_000)
+
+const root = path.resolve(__dirname, "..", "..")
+const demoDir = mkdtempSync(path.join(os.tmpdir(), "payin-browser-test-"))
+chmodSync(demoDir, 0o755) // PostgreSQL runs as the OS user "postgres", which must enter it
+const shots = process.env.PAYIN_SCREENSHOTS_DIR || path.join(demoDir, "screenshots")
+mkdirSync(shots, { recursive: true })
+
+type Sample = { orderId: string; payinId: string; ledgerId: string; status: string }
+type Demo = {
+  adminUrl: string
+  adminEmail: string
+  adminPassword: string
+  sandboxUrl: string
+  webhookUrl: string
+  samples: Record<"paid" | "awaiting" | "expired" | "dispute", Sample>
+}
+
+let demoProcess: ChildProcess | null = null
+let demoOutput = ""
+let demo: Demo
+let browser: Browser
+let page: Page
+
+async function sandbox(method: string, route: string, body?: unknown) {
+  const res = await fetch(`${demo.sandboxUrl}${route}`, {
+    method,
+    headers: body === undefined ? {} : { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  if (res.status >= 400) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`)
+  return res.json()
+}
+
+async function shot(name: string) {
+  const file = path.join(shots, `${name}.png`)
+  await page.screenshot({ path: file, fullPage: true })
+  console.log(`[browser] screenshot ${file}`)
+}
+
+beforeAll(async () => {
+  ensureChromium()
+  const port = await freePort()
+  const env: NodeJS.ProcessEnv = { ...process.env, DEMO_DIR: demoDir, DEMO_PORT: String(port), DEMO_SANDBOX_PORT: "0" }
+  for (const key of ["DATABASE_URL", "DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "PAYIN_ENCRYPTION_KEY"]) {
+    delete env[key]
+  }
+  const started = Date.now()
+  demoProcess = spawn(process.execPath, [path.join(root, "integration-tests", "demo", "demo.mjs")], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  })
+  demoProcess.stdout!.on("data", (d) => (demoOutput += d))
+  demoProcess.stderr!.on("data", (d) => (demoOutput += d))
+  await new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (demoOutput.includes("Pay-in demo is up")) {
+        clearInterval(timer)
+        resolve()
+      }
+    }, 200)
+    demoProcess!.on("exit", (code) => {
+      clearInterval(timer)
+      reject(new Error(`demo exited with ${code}:\n${demoOutput.slice(-4000)}`))
+    })
+  })
+  console.log(`[browser] demo up in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  demo = JSON.parse(readFileSync(path.join(demoDir, "demo.json"), "utf8"))
+  browser = await launchBrowser()
+  const loginStarted = Date.now()
+  page = (await adminLogin(browser, demo.adminUrl, { email: demo.adminEmail, password: demo.adminPassword })).page
+  console.log(`[browser] logged in (first load compiles the dashboard) in ${((Date.now() - loginStarted) / 1000).toFixed(1)} s`)
+})
+
+afterAll(async () => {
+  await browser?.close().catch(() => undefined)
+  if (demoProcess && demoProcess.exitCode === null) {
+    const exited = new Promise((r) => demoProcess!.on("exit", r))
+    demoProcess.kill("SIGINT")
+    await exited
+  }
+  if (!process.env.PAYIN_SCREENSHOTS_DIR) {
+    rmSync(demoDir, { recursive: true, force: true })
+  }
+})
+
+describe("admin in a browser", () => {
+  it("the demo made its sample pay-ins", () => {
+    expect(Object.keys(demo.samples).sort()).toEqual(["awaiting", "dispute", "expired", "paid"])
+    expect(demo.samples.paid.status).toBe("closed")
+    expect(demo.samples.awaiting.status).toBe("active")
+  })
+
+  it("Settings → Pay-in: saves a setting, shows its source, keeps the key masked", async () => {
+    await page.goto(`${demo.adminUrl}/settings/payin`)
+    await page.getByTestId("payin-settings-page").waitFor()
+    // reachable from the settings menu
+    await expect(page.getByRole("link", { name: "Pay-in", exact: true }).count()).resolves.toBeGreaterThan(0)
+    await expect(page.getByTestId("payin-webhook-url").textContent()).resolves.toBe(demo.webhookUrl)
+    const masked = await page.getByTestId("payin-apikey-masked").textContent()
+    expect(masked).toMatch(/••••\w{4}/)
+    expect(await page.content()).not.toContain(JSON.parse(readFileSync(path.join(demoDir, "demo.json"), "utf8")).sandboxApiKey)
+
+    const success = page.getByTestId("payin-field-paymentPage.successUrl")
+    await success.fill("https://shop.example.com/thanks")
+    await page.getByTestId("payin-save").click()
+    await page.getByText("Settings saved").first().waitFor()
+    await page.reload()
+    await page.getByTestId("payin-settings-page").waitFor()
+    await expect(page.getByTestId("payin-field-paymentPage.successUrl").inputValue()).resolves.toBe("https://shop.example.com/thanks")
+    await expect(page.getByTestId("payin-source-paymentPage.successUrl").getAttribute("data-source")).resolves.toBe("admin")
+    await expect(page.getByTestId("payin-source-baseUrl").getAttribute("data-source")).resolves.toBe("config")
+
+    // an invalid value: the field's error, nothing saved
+    await page.getByTestId("payin-field-paymentPage.supportLink").fill("not a link")
+    await page.getByTestId("payin-save").click()
+    await page.getByTestId("payin-field-error-paymentPage.supportLink").waitFor()
+
+    // webhook health counts the sample deliveries
+    await page.waitForFunction(
+      () => Number(document.querySelector('[data-testid="payin-health-accepted"]')?.textContent) > 0,
+      undefined,
+      { timeout: 30_000 }
+    )
+  })
+
+  it("Test connection: success, then the whitelist failure with the address to add", async () => {
+    await page.goto(`${demo.adminUrl}/settings/payin`)
+    await page.getByTestId("payin-test-connection").click()
+    await expect(page.getByTestId("payin-test-result").getAttribute("data-ok")).resolves.toBe("true")
+    await shot("settings")
+
+    await sandbox("PUT", "/_sandbox/merchant", { whitelist: ["203.0.113.0/24"] })
+    try {
+      await page.getByTestId("payin-test-connection").click()
+      await page.locator('[data-testid="payin-test-result"][data-ok="false"]').waitFor()
+      await expect(page.getByTestId("payin-test-result").getAttribute("data-kind")).resolves.toBe("ip_not_whitelisted")
+      await expect(page.getByTestId("payin-outgoing-address").textContent()).resolves.toContain("127.0.0.1")
+    } finally {
+      await sandbox("PUT", "/_sandbox/merchant", { whitelist: [] })
+    }
+  })
+
+  it("the order widget shows the paid order's pay-in", async () => {
+    await page.goto(`${demo.adminUrl}/orders/${demo.samples.paid.orderId}`)
+    await page.getByTestId("payin-order-widget").waitFor()
+    await expect(page.getByTestId("payin-widget-status").getAttribute("data-status")).resolves.toBe("closed")
+    await expect(page.getByTestId("payin-widget-amounts").textContent()).resolves.toContain("1790.00 RUB")
+    await expect(page.getByTestId("payin-widget-requisite").textContent()).resolves.toMatch(/\d{4}/)
+    await page.getByTestId("payin-order-widget").scrollIntoViewIfNeeded()
+    await shot("order-widget")
+  })
+
+  it("transactions page: filters, the detail, and Reconcile now applies a payment whose webhook never came", async () => {
+    await page.goto(`${demo.adminUrl}/payin`)
+    await page.getByTestId("payin-tx-row").first().waitFor()
+    expect(await page.getByTestId("payin-tx-row").count()).toBeGreaterThanOrEqual(4)
+    await shot("transactions")
+    // rows link to their orders
+    expect(await page.getByTestId("payin-tx-order-link").count()).toBeGreaterThanOrEqual(4)
+
+    // filter by status through the URL the filter writes
+    await page.goto(`${demo.adminUrl}/payin?status=dispute`)
+    await page.locator(`[data-testid="payin-tx-row"][data-id="${demo.samples.dispute.ledgerId}"]`).waitFor()
+    expect(await page.getByTestId("payin-tx-row").count()).toBe(1)
+
+    // the awaiting pay-in is paid while webhooks are off: only a lookup can tell the store
+    await sandbox("PUT", "/_sandbox/merchant", { webhookUrl: null })
+    try {
+      await sandbox("POST", `/_sandbox/transactions/${demo.samples.awaiting.payinId}/pay`)
+      await page.goto(`${demo.adminUrl}/payin`)
+      await page.locator(`[data-testid="payin-tx-row"][data-id="${demo.samples.awaiting.ledgerId}"]`).click()
+      await page.getByTestId("payin-tx-detail").waitFor()
+      await expect(page.getByTestId("payin-tx-status").getAttribute("data-status")).resolves.toBe("active")
+      await page.getByTestId("payin-reconcile").click()
+      await page.locator('[data-testid="payin-reconcile-result"][data-to="closed"]').waitFor()
+      await page.locator('[data-testid="payin-tx-status"][data-status="closed"]').waitFor()
+      await page.locator('[data-testid="payin-tx-history"] [data-source="admin"][data-to="closed"]').waitFor()
+      await shot("transaction-detail")
+    } finally {
+      await sandbox("PUT", "/_sandbox/merchant", { webhookUrl: demo.webhookUrl })
+    }
+    // and the order it belongs to is now paid
+    await page.goto(`${demo.adminUrl}/orders/${demo.samples.awaiting.orderId}`)
+    await page.locator('[data-testid="payin-widget-status"][data-status="closed"]').waitFor()
+  })
+
+  it("speaks Russian when the admin's language is Russian", async () => {
+    const { context, page: ru } = await adminLogin(browser, demo.adminUrl, { email: demo.adminEmail, password: demo.adminPassword }, { language: "ru" })
+    try {
+      await ru.goto(`${demo.adminUrl}/settings/payin`)
+      await ru.getByTestId("payin-settings-page").waitFor()
+      await ru.getByText("Проверить подключение").waitFor()
+      await ru.goto(`${demo.adminUrl}/payin`)
+      await ru.getByText("Все пей-ины, которые запрашивал магазин", { exact: false }).waitFor()
+    } finally {
+      await context.close()
+    }
+  })
+})
