@@ -67,6 +67,12 @@ medusaIntegrationTestRunner({
       const session = await shop.session(cartId, "pp_payin_default")
       const [payin] = payinsOfSession(sandbox, session.id)
       const orderId = (await shop.complete(cartId)).data.order.id
+      // the order.placed subscriber links the pay-in to its order (asynchronously): let it finish
+      const deadline = Date.now() + 10_000
+      while ((await ledger().listPayinTransactions({ session_id: session.id }))[0]?.order_id !== orderId) {
+        if (Date.now() > deadline) throw new Error(`pay-in of ${session.id} was not linked to order ${orderId}`)
+        await new Promise((r) => setTimeout(r, 50))
+      }
       return { cartId, session, payin, orderId }
     }
 
