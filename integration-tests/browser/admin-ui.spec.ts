@@ -2,36 +2,25 @@
 // (`npm run demo`: Medusa with the plugin, the sandbox, sample pay-ins): settings saved and shown
 // with their source, Test connection (success and the whitelist failure with the address to
 // add), the order widget, the transactions page and Reconcile now, the Russian UI.
-// Screenshots go to PAYIN_SCREENSHOTS_DIR when set (the README's come from there).
-import { ChildProcess, spawn } from "child_process"
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "fs"
+// Screenshots go to PAYIN_SCREENSHOTS_DIR when set (the README's come from there), else to a
+// temporary folder that is kept; their paths are printed.
+import { mkdirSync, mkdtempSync, rmSync } from "fs"
 import os from "os"
 import path from "path"
 import type { Browser, Page } from "playwright-core"
+import { DemoInfo, RunningDemo, makeDemoDir, readDemo, startDemo, stopAllDemos } from "../demo/demo-process"
 import { adminLogin, ensureChromium, launchBrowser } from "../support/chromium"
 import { freePort } from "../support/net"
 
 jest.setTimeout(900_000)
 
-const root = path.resolve(__dirname, "..", "..")
-const demoDir = mkdtempSync(path.join(os.tmpdir(), "payin-browser-test-"))
-chmodSync(demoDir, 0o755) // PostgreSQL runs as the OS user "postgres", which must enter it
-const shots = process.env.PAYIN_SCREENSHOTS_DIR || path.join(demoDir, "screenshots")
+const demoDir = makeDemoDir("payin-browser-test-")
+// kept after the run (their paths are printed); PAYIN_SCREENSHOTS_DIR for a fixed place
+const shots = process.env.PAYIN_SCREENSHOTS_DIR || mkdtempSync(path.join(os.tmpdir(), "payin-screenshots-"))
 mkdirSync(shots, { recursive: true })
 
-type Sample = { orderId: string; payinId: string; ledgerId: string; status: string }
-type Demo = {
-  adminUrl: string
-  adminEmail: string
-  adminPassword: string
-  sandboxUrl: string
-  webhookUrl: string
-  samples: Record<"paid" | "awaiting" | "expired" | "dispute", Sample>
-}
-
-let demoProcess: ChildProcess | null = null
-let demoOutput = ""
-let demo: Demo
+let running: RunningDemo | null = null
+let demo: DemoInfo
 let browser: Browser
 let page: Page
 
@@ -52,55 +41,33 @@ async function shot(name: string) {
 }
 
 beforeAll(async () => {
-  ensureChromium()
-  const port = await freePort()
-  const env: NodeJS.ProcessEnv = { ...process.env, DEMO_DIR: demoDir, DEMO_PORT: String(port), DEMO_SANDBOX_PORT: "0" }
-  for (const key of ["DATABASE_URL", "DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "PAYIN_ENCRYPTION_KEY"]) {
-    delete env[key]
-  }
+  const chromiumStarted = Date.now()
+  const executable = ensureChromium()
+  console.log(`[browser] chromium ${executable} (${((Date.now() - chromiumStarted) / 1000).toFixed(1)} s)`)
   const started = Date.now()
-  demoProcess = spawn(process.execPath, [path.join(root, "integration-tests", "demo", "demo.mjs")], {
-    cwd: root,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  })
-  demoProcess.stdout!.on("data", (d) => (demoOutput += d))
-  demoProcess.stderr!.on("data", (d) => (demoOutput += d))
-  await new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (demoOutput.includes("Pay-in demo is up")) {
-        clearInterval(timer)
-        resolve()
-      }
-    }, 200)
-    demoProcess!.on("exit", (code) => {
-      clearInterval(timer)
-      reject(new Error(`demo exited with ${code}:\n${demoOutput.slice(-4000)}`))
-    })
-  })
+  running = startDemo({ demoDir, port: await freePort() })
+  await running.ready
   console.log(`[browser] demo up in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-  demo = JSON.parse(readFileSync(path.join(demoDir, "demo.json"), "utf8"))
+  demo = readDemo(demoDir)
   browser = await launchBrowser()
   const loginStarted = Date.now()
   page = (await adminLogin(browser, demo.adminUrl, { email: demo.adminEmail, password: demo.adminPassword })).page
+  // on the dashboard: the admin's navigation is there, not the login form
+  await page.locator('a[href$="/orders"]').first().waitFor()
+  expect(await page.locator('input[name="password"]').count()).toBe(0)
   console.log(`[browser] logged in (first load compiles the dashboard) in ${((Date.now() - loginStarted) / 1000).toFixed(1)} s`)
 })
 
 afterAll(async () => {
   await browser?.close().catch(() => undefined)
-  if (demoProcess && demoProcess.exitCode === null) {
-    const exited = new Promise((r) => demoProcess!.on("exit", r))
-    demoProcess.kill("SIGINT")
-    await exited
-  }
-  if (!process.env.PAYIN_SCREENSHOTS_DIR) {
-    rmSync(demoDir, { recursive: true, force: true })
-  }
+  await stopAllDemos()
+  rmSync(demoDir, { recursive: true, force: true })
+  console.log(`[browser] screenshots in ${shots}`)
 })
 
 describe("admin in a browser", () => {
   it("the demo made its sample pay-ins", () => {
-    expect(Object.keys(demo.samples).sort()).toEqual(["awaiting", "dispute", "expired", "paid"])
+    expect(Object.keys(demo.samples)).toEqual(["paid", "awaiting", "expired", "dispute", "recalculated", "late", "stray"])
     expect(demo.samples.paid.status).toBe("closed")
     expect(demo.samples.awaiting.status).toBe("active")
   })
@@ -113,7 +80,7 @@ describe("admin in a browser", () => {
     await expect(page.getByTestId("payin-webhook-url").textContent()).resolves.toBe(demo.webhookUrl)
     const masked = await page.getByTestId("payin-apikey-masked").textContent()
     expect(masked).toMatch(/••••\w{4}/)
-    expect(await page.content()).not.toContain(JSON.parse(readFileSync(path.join(demoDir, "demo.json"), "utf8")).sandboxApiKey)
+    expect(await page.content()).not.toContain(demo.sandboxApiKey)
 
     const success = page.getByTestId("payin-field-paymentPage.successUrl")
     await success.fill("https://shop.example.com/thanks")
@@ -144,6 +111,7 @@ describe("admin in a browser", () => {
     await expect(page.getByTestId("payin-test-result").getAttribute("data-ok")).resolves.toBe("true")
     await shot("settings")
 
+    const { whitelist } = await sandbox("GET", "/_sandbox/merchant")
     await sandbox("PUT", "/_sandbox/merchant", { whitelist: ["203.0.113.0/24"] })
     try {
       await page.getByTestId("payin-test-connection").click()
@@ -151,8 +119,11 @@ describe("admin in a browser", () => {
       await expect(page.getByTestId("payin-test-result").getAttribute("data-kind")).resolves.toBe("ip_not_whitelisted")
       await expect(page.getByTestId("payin-outgoing-address").textContent()).resolves.toContain("127.0.0.1")
     } finally {
-      await sandbox("PUT", "/_sandbox/merchant", { whitelist: [] })
+      await sandbox("PUT", "/_sandbox/merchant", { whitelist })
     }
+    // restored: the connection works again
+    await page.getByTestId("payin-test-connection").click()
+    await page.locator('[data-testid="payin-test-result"][data-ok="true"]').waitFor()
   })
 
   it("the order widget shows the paid order's pay-in", async () => {
@@ -173,12 +144,22 @@ describe("admin in a browser", () => {
     // rows link to their orders
     expect(await page.getByTestId("payin-tx-order-link").count()).toBeGreaterThanOrEqual(4)
 
-    // filter by status through the URL the filter writes
+    // filter by status and by flag through the URL the filters write
     await page.goto(`${demo.adminUrl}/payin?status=dispute`)
     await page.locator(`[data-testid="payin-tx-row"][data-id="${demo.samples.dispute.ledgerId}"]`).waitFor()
     expect(await page.getByTestId("payin-tx-row").count()).toBe(1)
+    for (const [flag, sample] of [
+      ["late_payment", demo.samples.late],
+      ["stray_payment", demo.samples.stray],
+    ] as const) {
+      await page.goto(`${demo.adminUrl}/payin?flag=${flag}`)
+      await page.locator(`[data-testid="payin-tx-row"][data-id="${sample.ledgerId}"]`).waitFor()
+      expect(await page.getByTestId("payin-tx-row").count()).toBe(1)
+    }
 
     // the awaiting pay-in is paid while webhooks are off: only a lookup can tell the store
+    const { webhookUrl } = await sandbox("GET", "/_sandbox/merchant")
+    expect(webhookUrl).toBe(demo.webhookUrl)
     await sandbox("PUT", "/_sandbox/merchant", { webhookUrl: null })
     try {
       await sandbox("POST", `/_sandbox/transactions/${demo.samples.awaiting.payinId}/pay`)
@@ -192,7 +173,7 @@ describe("admin in a browser", () => {
       await page.locator('[data-testid="payin-tx-history"] [data-source="admin"][data-to="closed"]').waitFor()
       await shot("transaction-detail")
     } finally {
-      await sandbox("PUT", "/_sandbox/merchant", { webhookUrl: demo.webhookUrl })
+      await sandbox("PUT", "/_sandbox/merchant", { webhookUrl })
     }
     // and the order it belongs to is now paid
     await page.goto(`${demo.adminUrl}/orders/${demo.samples.awaiting.orderId}`)

@@ -1,58 +1,16 @@
 // `npm run demo` end to end, the way a newcomer runs it: embedded PostgreSQL, sandbox, migrated
 // and seeded Medusa with the admin; then a second run on the same data; Ctrl-C stops everything.
-import { ChildProcess, spawn } from "child_process"
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from "fs"
-import os from "os"
+import { existsSync, readFileSync, rmSync } from "fs"
 import path from "path"
 import { freePort } from "../support/net"
+import { DemoInfo, DemoSample, makeDemoDir, readDemo, startDemo, stopAllDemos, stopDemo } from "./demo-process"
 
 jest.setTimeout(600_000)
 
-const root = path.resolve(__dirname, "..", "..")
-const demoDir = mkdtempSync(path.join(os.tmpdir(), "payin-demo-test-"))
-chmodSync(demoDir, 0o755) // PostgreSQL runs as the OS user "postgres", which must enter it
+const demoDir = makeDemoDir("payin-demo-test-")
 
-type Demo = Record<string, string>
-
-
-const started = new Set<ChildProcess>()
-
-function startDemo(port: number) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DEMO_DIR: demoDir, DEMO_PORT: String(port), DEMO_SANDBOX_PORT: "0" }
-  // the embedded default, not the test run's server
-  for (const key of ["DATABASE_URL", "DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME"]) {
-    delete env[key]
-  }
-  const child = spawn(process.execPath, [path.join(root, "integration-tests", "demo", "demo.mjs")], {
-    cwd: root,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  })
-  started.add(child)
-  child.on("exit", () => started.delete(child))
-  let output = ""
-  child.stdout!.on("data", (d) => (output += d))
-  child.stderr!.on("data", (d) => (output += d))
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  const ready = new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (output.includes("Pay-in demo is up")) {
-        clearInterval(timer)
-        resolve(output)
-      }
-    }, 200)
-    exited.then((code) => {
-      clearInterval(timer)
-      reject(new Error(`demo exited with ${code} before it was up:\n${output.slice(-4000)}`))
-    })
-  })
-  return { child, ready, exited, output: () => output }
-}
-
-async function stop(child: ChildProcess, exited: Promise<number | null>) {
-  child.kill("SIGINT")
-  return exited
-}
+type Demo = DemoInfo
+type Sample = DemoSample
 
 function pidAlive(pid: number) {
   try {
@@ -63,8 +21,24 @@ function pidAlive(pid: number) {
   }
 }
 
+/**
+ * A request whose keep-alive connection the server reset is sent again (GETs only): `medusa develop`
+ * blocks its event loop for seconds while it compiles the admin on the first visit, and Node's
+ * server then closes an idle keep-alive socket although the next request is already waiting on it.
+ */
+async function fetchRetrying(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init)
+  } catch (error: any) {
+    if ((init.method ?? "GET") === "GET" && ["ECONNRESET", "UND_ERR_SOCKET"].includes(error?.cause?.code)) {
+      return fetch(url, init)
+    }
+    throw error
+  }
+}
+
 async function json(url: string, init: RequestInit = {}): Promise<any> {
-  const res = await fetch(url, init)
+  const res = await fetchRetrying(url, init)
   const body = await res.json()
   if (!res.ok) {
     throw new Error(`${init.method ?? "GET"} ${url}: ${res.status} ${JSON.stringify(body)}`)
@@ -110,13 +84,95 @@ async function checkoutAndPay(demo: Demo, adminToken: string): Promise<string> {
   }
 }
 
-afterAll(async () => {
-  // a failed assertion leaves a demo running: stop it as Ctrl-C would
-  for (const child of started) {
-    const exited = new Promise((r) => child.on("exit", r))
-    child.kill("SIGINT")
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
+/**
+ * The sample pay-ins the demo made, checked through the admin API with the printed credentials:
+ * Medusa's order and payment state, and the plugin's ledger (status, flags) for each.
+ */
+async function expectSamples(demo: Demo, token: string, printed: string) {
+  const samples = demo.samples
+  expect(Object.keys(samples)).toEqual(["paid", "awaiting", "expired", "dispute", "recalculated", "late", "stray"])
+  const get = (route: string) => json(`${demo.backendUrl}${route}`, { headers: { authorization: `Bearer ${token}` } })
+  const order = async (id: string) =>
+    (await get(`/admin/orders/${id}?fields=status,payment_status,*payment_collections,*payment_collections.payments`)).order
+  const payments = (o: any) => o.payment_collections.flatMap((c: any) => c.payments ?? [])
+  const ledger = async (s: Sample) => (await get(`/admin/payin/transactions/${s.ledgerId}`)).transaction
+
+  for (const [name, s] of Object.entries(samples)) {
+    // one printed line per sample, with its order (or cart) and ledger id
+    expect(printed).toContain(`sample "${name}": ${s.orderId ? `order ${s.orderId}` : `cart ${s.cartId}`}, pay-in ${s.ledgerId}`)
+    const tx = await ledger(s)
+    expect(tx.status).toBe(s.status)
+    expect(tx.service_id).toBe(s.payinId)
+    if (s.orderId) {
+      expect(printed).toContain(s.orderId)
+      expect(tx.order_id).toBe(s.orderId)
+      // the order widget's route finds it
+      const { transactions } = await get(`/admin/payin/orders/${s.orderId}`)
+      expect(transactions.map((t: any) => t.id)).toContain(s.ledgerId)
+    }
   }
+
+  // 1. paid in full: Medusa captured the payment
+  const paid = await order(samples.paid.orderId!)
+  expect(paid.payment_status).toBe("captured")
+  expect(payments(paid)).toEqual([expect.objectContaining({ captured_at: expect.any(String) })])
+  expect(await ledger(samples.paid)).toMatchObject({ status: "closed", captured_at: expect.any(String), flags: null })
+
+  // 2. awaiting the transfer: order placed, nothing captured, the pay-in active with its requisites
+  const awaiting = await order(samples.awaiting.orderId!)
+  expect(awaiting.status).toBe("pending")
+  expect(awaiting.payment_status).not.toBe("captured")
+  expect(payments(awaiting).filter((p: any) => p.captured_at)).toHaveLength(0)
+  expect(await ledger(samples.awaiting)).toMatchObject({ status: "active", captured_at: null, requisite: expect.any(Object) })
+
+  // 3. expired unpaid: the order was canceled
+  const expired = await order(samples.expired.orderId!)
+  expect(expired.status).toBe("canceled")
+  expect(await ledger(samples.expired)).toMatchObject({ status: "canceled", store_canceled_at: expect.any(String), captured_at: null })
+
+  // 4. an open dispute (after expiry) with the shopper's amount and receipt
+  const dispute = await ledger(samples.dispute)
+  expect(dispute.status).toBe("dispute")
+  expect(dispute.dispute).toMatchObject({ merchant_fiat_amount: "1700.00", merchant_check_url: expect.any(String) })
+  expect((await order(samples.dispute.orderId!)).status).toBe("canceled")
+
+  // 4b. a dispute resolved with a recalculated amount: paid (captured), the underpayment flagged
+  const recalculated = await order(samples.recalculated.orderId!)
+  expect(recalculated.payment_status).toBe("captured")
+  const recalculatedTx = await ledger(samples.recalculated)
+  expect(recalculatedTx).toMatchObject({ status: "closed", fiat_amount: "1700.00", recalculated_at: expect.any(String) })
+  expect(Object.keys(recalculatedTx.flags)).toContain("underpayment")
+  const { history } = await get(`/admin/payin/transactions/${samples.recalculated.ledgerId}`)
+  expect(history.map((h: any) => h.to_status)).toEqual(
+    expect.arrayContaining(["active", "dispute", "checking", "re_calculation", "closed"])
+  )
+
+  // 5. paid after expiry: flagged late_payment, never attached to the canceled order
+  const late = await order(samples.late.orderId!)
+  expect(late.status).toBe("canceled")
+  expect(payments(late).filter((p: any) => p.captured_at)).toHaveLength(0)
+  const lateTx = await ledger(samples.late)
+  expect(lateTx).toMatchObject({ status: "closed", captured_at: null })
+  expect(lateTx.flags.late_payment).toMatchObject({ order_id: samples.late.orderId })
+
+  // 5b. the stale requisites of a replaced session paid: flagged stray_payment, the cart left open
+  expect(samples.stray.orderId).toBeNull()
+  const strayTx = await ledger(samples.stray)
+  expect(strayTx).toMatchObject({ status: "closed", captured_at: null, session_deleted_at: expect.any(String) })
+  expect(strayTx.flags.stray_payment).toBeTruthy()
+  const { cart } = await json(`${demo.backendUrl}/store/carts/${samples.stray.cartId}?fields=completed_at`, {
+    headers: { "x-publishable-api-key": demo.publishableKey },
+  })
+  expect(cart.completed_at).toBeNull()
+
+  // the flag filter of the transactions page finds them
+  const flagged = await get(`/admin/payin/transactions?flag=late_payment,stray_payment&limit=100`)
+  expect(flagged.transactions.map((t: any) => t.id)).toEqual(expect.arrayContaining([samples.late.ledgerId, samples.stray.ledgerId]))
+}
+
+afterAll(async () => {
+  // a failed assertion leaves a demo running: show what it said, stop it as Ctrl-C would
+  await stopAllDemos({ showOutput: true })
   rmSync(demoDir, { recursive: true, force: true })
 })
 
@@ -124,10 +180,10 @@ describe("npm run demo", () => {
   it("brings up a seeded store whose admin login works, and stops everything on Ctrl-C; a second run reuses the data", async () => {
     const port = await freePort()
     const firstStarted = Date.now()
-    const first = startDemo(port)
+    const first = startDemo({ demoDir, port })
     const printed = await first.ready
     const firstSeconds = (Date.now() - firstStarted) / 1000
-    const demo: Demo = JSON.parse(readFileSync(path.join(demoDir, "demo.json"), "utf8"))
+    const demo: Demo = readDemo(demoDir)
 
     expect(Object.keys(demo)).toEqual(
       expect.arrayContaining([
@@ -146,7 +202,7 @@ describe("npm run demo", () => {
     expect(demo.backendUrl).toBe(`http://localhost:${port}`)
     expect(demo.providerId).toBe("pp_payin_default")
     // what it prints is what it wrote
-    for (const key of ["adminUrl", "adminEmail", "adminPassword", "publishableKey", "sandboxUrl"]) {
+    for (const key of ["adminUrl", "adminEmail", "adminPassword", "publishableKey", "sandboxUrl"] as const) {
       expect(printed).toContain(demo[key])
     }
 
@@ -174,24 +230,36 @@ describe("npm run demo", () => {
     const banks = await fetch(`${demo.sandboxUrl}/payment/trading/banks`, { headers: { "x-api-key": demo.sandboxApiKey } })
     expect(banks.status).toBe(200)
 
+    // the sample pay-ins exist with the expected Medusa state, and the summary names them
+    await expectSamples(demo, token, printed)
+    const samplesSeconds = /(\d+) sample pay-ins made in ([\d.]+) s/.exec(printed)
+    expect(samplesSeconds?.[1]).toBe("7")
+
     // the demo takes a payment end to end: storefront checkout, the shopper pays at the sandbox
     const orderId = await checkoutAndPay(demo, token)
     expect(orderId).toMatch(/^order_/)
 
     const pgPid = Number(readFileSync(path.join(demoDir, "pg", "postmaster.pid"), "utf8").split("\n")[0])
     expect(pidAlive(pgPid)).toBe(true)
-    expect(await stop(first.child, first.exited)).toBe(0)
+    expect(await stopDemo(first)).toBe(0)
     expect(pidAlive(pgPid)).toBe(false)
     await expect(fetch(`${demo.backendUrl}/health`)).rejects.toThrow()
     await expect(fetch(`${demo.sandboxUrl}/payment/trading/banks`)).rejects.toThrow()
 
     // second run: same data, no seeding
     const secondStarted = Date.now()
-    const second = startDemo(port)
+    const second = startDemo({ demoDir, port })
     const printedAgain = await second.ready
-    console.log(`demo start-up: first run ${firstSeconds.toFixed(1)} s, second run ${((Date.now() - secondStarted) / 1000).toFixed(1)} s`)
+    console.log(
+      `demo start-up: first run ${firstSeconds.toFixed(1)} s (of which sample pay-ins ${samplesSeconds?.[2]} s), ` +
+        `second run ${((Date.now() - secondStarted) / 1000).toFixed(1)} s`
+    )
     expect(printedAgain).not.toContain("seeding the demo store")
-    const demoAgain: Demo = JSON.parse(readFileSync(path.join(demoDir, "demo.json"), "utf8"))
+    // samples only once per database: the same ones again, none made
+    expect(printedAgain).not.toContain("making sample pay-ins")
+    const demoAgain: Demo = readDemo(demoDir)
+    expect(demoAgain.samples).toEqual(demo.samples)
+    expect(printedAgain).toContain(demo.samples.paid.orderId!)
     expect(demoAgain.regionId).toBe(demo.regionId)
     expect(demoAgain.publishableKey).toBe(demo.publishableKey)
     expect(demoAgain.sandboxApiKey).toBe(demo.sandboxApiKey)
@@ -201,7 +269,7 @@ describe("npm run demo", () => {
       body: JSON.stringify({ email: demo.adminEmail, password: demo.adminPassword }),
     })
     expect(loginAgain.status).toBe(200)
-    expect(await stop(second.child, second.exited)).toBe(0)
+    expect(await stopDemo(second)).toBe(0)
     expect(existsSync(path.join(demoDir, "pg", "PG_VERSION"))).toBe(true)
   })
 })

@@ -1,46 +1,105 @@
 // Sample pay-ins for the demo, made the way a shopper and the payment service would make them:
-// store API checkouts, then the sandbox's control API (pay, expire, dispute) sending real signed
+// store API checkouts, then the sandbox's control API (pay, expire, dispute, …) sending real signed
 // webhooks to the store. The admin's Pay-ins page, detail page and order widget then have data.
+// Nothing is written to the database directly; every wait polls the admin API (no fixed sleeps).
 //
-// makeSamples({ backendUrl, sandboxUrl, seed, admin: { email, password }, log }) → { [name]: { orderId, payinId, ledgerId } }
+// makeSamples({ backendUrl, sandboxUrl, seed, admin: { email, password }, log })
+//   → { [name]: { orderId, cartId, payinId, ledgerId, status, flags } }
+// It never throws: a sample that cannot be made is logged as a warning and left out.
+//
+// The samples (independent of each other; made two at a time, which was fastest on 2 cores):
+//   paid          order placed, paid in full: the webhook captures the payment
+//   awaiting      order placed, the shopper has not paid yet (active pay-in)
+//   expired       order placed, the payment window ended unpaid: the order is canceled
+//   dispute       expired, then the shopper opened a dispute for a different amount (open dispute)
+//   recalculated  order placed, disputed, checked, amount recalculated and closed: paid, underpayment flagged
+//   late          expired and canceled, then paid after all (dispute → close): late_payment flagged
+//   stray         a cart whose pay-in session was replaced (the cart changed), the old requisites
+//                 paid anyway: stray_payment flagged; the cart stays open
 
 const COUNTRY = "ru"
+const PROVIDER_ID = "pp_payin_default"
+
+export const SAMPLE_NAMES = ["paid", "awaiting", "expired", "dispute", "recalculated", "late", "stray"]
 
 async function call(baseUrl, method, path, body, headers = {}) {
-  const res = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
+  const send = () =>
+    fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+  let res
+  try {
+    res = await send()
+  } catch (error) {
+    // `medusa develop` can block its event loop for seconds (the admin compiling on a first visit);
+    // Node's server then resets an idle keep-alive connection a request was already sent on.
+    // A GET changes nothing: send it again.
+    if (method !== "GET" || !["ECONNRESET", "UND_ERR_SOCKET"].includes(error?.cause?.code)) throw error
+    res = await send()
+  }
   const text = await res.text()
-  const data = text ? JSON.parse(text) : null
+  let data = null
+  try {
+    data = text ? JSON.parse(text) : null
+  } catch {
+    data = text
+  }
   if (res.status >= 400) {
     throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 300)}`)
   }
   return data
 }
 
-async function waitFor(what, check, timeoutMs = 30_000) {
+/** Polls `check` until it returns something truthy (100 ms, then slower: the server has 2 cores to share). */
+async function waitFor(what, check, timeoutMs = 45_000) {
   const deadline = Date.now() + timeoutMs
-  for (;;) {
+  for (let attempt = 1; ; attempt++) {
     const value = await check()
     if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 200))
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, Math.min(100 * attempt, 500)))
   }
 }
 
-export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = console.log }) {
+export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = console.log, concurrency = 2 }) {
+  const samples = {}
+  let adminHeaders
+  try {
+    const { token } = await call(backendUrl, "POST", "/auth/user/emailpass", admin)
+    adminHeaders = { authorization: `Bearer ${token}` }
+  } catch (error) {
+    log(`WARNING: no sample pay-ins: the admin login failed (${error.message})`)
+    return samples
+  }
   const store = { "x-publishable-api-key": seed.publishableKey, "user-agent": "PayinDemoShopper/1.0" }
-  const { token } = await call(backendUrl, "POST", "/auth/user/emailpass", admin)
-  const adminHeaders = { authorization: `Bearer ${token}` }
+  const storeCall = (method, path, body) => call(backendUrl, method, path, body, store)
+  const adminGet = (path) => call(backendUrl, "GET", path, undefined, adminHeaders)
   const sandbox = (method, path, body) => call(sandboxUrl, method, path, body)
 
+  /** The ledger row of a payment session, as the admin API shows it. */
   const ledgerRow = async (sessionId) =>
-    (await call(backendUrl, "GET", `/admin/payin/transactions?q=${sessionId}`, undefined, adminHeaders)).transactions[0]
+    (await adminGet(`/admin/payin/transactions?q=${encodeURIComponent(sessionId)}`)).transactions.find((t) => t.session_id === sessionId) ?? null
 
-  /** A cart, a pay-in session, and (orderFirst) the order placed awaiting payment. */
-  const checkout = async (name, { method } = {}) => {
+  /** Polls the ledger row until `ok(row)`. */
+  const waitRow = (c, what, ok) =>
+    waitFor(`pay-in ${c.payinId} to be ${what}`, async () => {
+      const row = await ledgerRow(c.sessionId)
+      return row && ok(row) ? row : null
+    })
+  const waitStatus = (c, status) => waitRow(c, status, (row) => row.status === status)
+  const action = (c, name, body) => sandbox("POST", `/_sandbox/transactions/${c.payinId}/${name}`, body)
+
+  /** Polls the order until its payment_status is `status` (what Medusa shows, not the ledger). */
+  const waitOrder = (orderId, paymentStatus) =>
+    waitFor(`order ${orderId} to be ${paymentStatus}`, async () => {
+      const { order } = await adminGet(`/admin/orders/${orderId}?fields=status,payment_status`)
+      return order.payment_status === paymentStatus ? order : null
+    })
+
+  /** A cart with one product, addresses and shipping (same as the specs' Storefront.cart). */
+  const cart = async (name) => {
     const address = {
       first_name: "Анна",
       last_name: "Смирнова",
@@ -49,86 +108,132 @@ export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = c
       postal_code: "101000",
       country_code: COUNTRY,
     }
-    const { cart } = await call(
-      backendUrl,
-      "POST",
-      "/store/carts",
-      {
-        region_id: seed.regionId,
-        email: `${name}-${Date.now().toString(36)}@shopper.demo`,
-        items: [{ variant_id: seed.productVariantId, quantity: 1 }],
-        shipping_address: address,
-        billing_address: address,
-      },
-      store
-    )
-    await call(backendUrl, "POST", `/store/carts/${cart.id}/shipping-methods`, { option_id: seed.shippingOptionId }, store)
-    const { payment_collection } = await call(backendUrl, "POST", "/store/payment-collections", { cart_id: cart.id }, store)
-    const created = await call(
-      backendUrl,
-      "POST",
-      `/store/payment-collections/${payment_collection.id}/payment-sessions`,
-      { provider_id: "pp_payin_default", ...(method ? { data: { method } } : {}) },
-      store
-    )
-    const session = created.payment_collection.payment_sessions.find((s) => s.provider_id === "pp_payin_default")
-    const completed = await call(backendUrl, "POST", `/store/carts/${cart.id}/complete`, {}, store)
-    if (completed.type !== "order") {
-      throw new Error(`cart ${cart.id} did not become an order: ${JSON.stringify(completed.error ?? completed).slice(0, 200)}`)
-    }
-    return { cartId: cart.id, sessionId: session.id, payinId: session.data.payin_id, orderId: completed.order.id }
-  }
-
-  const waitStatus = (c, status) =>
-    waitFor(`${c.payinId} to be ${status} in the store`, async () => {
-      const row = await ledgerRow(c.sessionId)
-      return row?.status === status ? row : null
+    const { cart } = await storeCall("POST", "/store/carts", {
+      region_id: seed.regionId,
+      // one guest per cart: Medusa races on creating the same guest customer concurrently
+      email: `${name}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@shopper.demo`,
+      items: [{ variant_id: seed.productVariantId, quantity: 1 }],
+      shipping_address: address,
+      billing_address: address,
     })
-
-  const samples = {}
-  const make = async (name, fn) => {
-    try {
-      const result = await fn()
-      samples[name] = result
-      log(`sample "${name}": order ${result.orderId}, pay-in ${result.ledgerId} (${result.status})`)
-    } catch (error) {
-      log(`sample "${name}" could not be made: ${error.message}`)
-    }
+    await storeCall("POST", `/store/carts/${cart.id}/shipping-methods`, { option_id: seed.shippingOptionId })
+    return cart.id
   }
 
-  // 1. paid in full: the webhook captures the payment
-  await make("paid", async () => {
-    const c = await checkout("paid", { method: "card" })
-    await sandbox("POST", `/_sandbox/transactions/${c.payinId}/pay`)
-    const row = await waitStatus(c, "closed")
-    await waitFor("the capture", async () => (await ledgerRow(c.sessionId))?.captured_at)
-    return { orderId: c.orderId, payinId: c.payinId, ledgerId: row.id, status: row.status }
+  /** A pay-in session for the cart (the payment collection is created or reused). */
+  const session = async (cartId, method) => {
+    const { payment_collection } = await storeCall("POST", "/store/payment-collections", { cart_id: cartId })
+    const created = await storeCall("POST", `/store/payment-collections/${payment_collection.id}/payment-sessions`, {
+      provider_id: PROVIDER_ID,
+      ...(method ? { data: { method } } : {}),
+    })
+    const s = created.payment_collection.payment_sessions.find((x) => x.provider_id === PROVIDER_ID)
+    if (!s?.data?.payin_id) {
+      throw new Error(`no pay-in session on cart ${cartId}: ${JSON.stringify(s ?? created).slice(0, 200)}`)
+    }
+    return { cartId, sessionId: s.id, payinId: s.data.payin_id }
+  }
+
+  /** Cart → pay-in session → order placed awaiting the transfer. */
+  const checkout = async (name, { method } = {}) => {
+    const c = await session(await cart(name), method)
+    const completed = await storeCall("POST", `/store/carts/${c.cartId}/complete`, {})
+    if (completed.type !== "order") {
+      throw new Error(`cart ${c.cartId} did not become an order: ${JSON.stringify(completed.error ?? completed).slice(0, 200)}`)
+    }
+    return { ...c, orderId: completed.order.id }
+  }
+
+  const result = (c, row) => ({
+    orderId: c.orderId ?? null,
+    cartId: c.cartId,
+    payinId: c.payinId,
+    ledgerId: row.id,
+    status: row.status,
+    flags: Object.keys(row.flags ?? {}),
   })
 
-  // 2. placed, awaiting the shopper's transfer
-  await make("awaiting", async () => {
-    const c = await checkout("awaiting", { method: "phone_number" })
-    const row = await waitStatus(c, "active")
-    return { orderId: c.orderId, payinId: c.payinId, ledgerId: row.id, status: row.status }
-  })
+  const recipes = {
+    paid: async () => {
+      const c = await checkout("paid", { method: "card" })
+      await action(c, "pay")
+      await waitOrder(c.orderId, "captured")
+      return result(c, await waitRow(c, "closed and captured", (row) => row.status === "closed" && row.captured_at))
+    },
 
-  // 3. the payment window ended unpaid: the order is canceled
-  await make("expired", async () => {
-    const c = await checkout("expired")
-    await sandbox("POST", `/_sandbox/transactions/${c.payinId}/expire`)
-    const row = await waitStatus(c, "canceled")
-    return { orderId: c.orderId, payinId: c.payinId, ledgerId: row.id, status: row.status }
-  })
+    awaiting: async () => {
+      const c = await checkout("awaiting", { method: "phone_number" })
+      return result(c, await waitStatus(c, "active"))
+    },
 
-  // 4. the shopper paid a different amount after the window and opened a dispute with a receipt
-  await make("dispute", async () => {
-    const c = await checkout("dispute", { method: "card" })
-    await sandbox("POST", `/_sandbox/transactions/${c.payinId}/expire`)
-    await waitStatus(c, "canceled")
-    await sandbox("POST", `/_sandbox/transactions/${c.payinId}/dispute`, { fiatAmount: "1700.00" })
-    const row = await waitStatus(c, "dispute")
-    return { orderId: c.orderId, payinId: c.payinId, ledgerId: row.id, status: row.status }
-  })
+    expired: async () => {
+      const c = await checkout("expired")
+      await action(c, "expire")
+      const row = await waitRow(c, "canceled and ended by the store", (r) => r.status === "canceled" && r.store_canceled_at)
+      await waitOrder(c.orderId, "canceled")
+      return result(c, row)
+    },
 
-  return samples
+    dispute: async () => {
+      const c = await checkout("dispute", { method: "card" })
+      await action(c, "expire")
+      await waitRow(c, "canceled and ended by the store", (r) => r.status === "canceled" && r.store_canceled_at)
+      await action(c, "dispute", { fiatAmount: "1700.00" })
+      return result(c, await waitStatus(c, "dispute"))
+    },
+
+    recalculated: async () => {
+      const c = await checkout("recalculated", { method: "card" })
+      await action(c, "dispute", { fiatAmount: "1700.00" })
+      await waitStatus(c, "dispute")
+      await action(c, "checking", { fiatAmount: "1700.00" })
+      await waitStatus(c, "checking")
+      await action(c, "recalculate", { fiatAmount: "1700.00" })
+      await waitStatus(c, "re_calculation")
+      await action(c, "close")
+      await waitOrder(c.orderId, "captured")
+      return result(c, await waitRow(c, "closed and captured", (row) => row.status === "closed" && row.captured_at))
+    },
+
+    late: async () => {
+      const c = await checkout("late", { method: "card" })
+      await action(c, "expire")
+      await waitRow(c, "canceled and ended by the store", (r) => r.status === "canceled" && r.store_canceled_at)
+      await action(c, "dispute")
+      await waitStatus(c, "dispute")
+      await action(c, "close")
+      return result(c, await waitRow(c, "closed and flagged late_payment", (r) => r.status === "closed" && r.flags?.late_payment))
+    },
+
+    stray: async () => {
+      const cartId = await cart("stray")
+      const old = await session(cartId, "card")
+      // the shopper changes the cart: Medusa deletes the session (its amount is stale)…
+      await storeCall("POST", `/store/carts/${cartId}/line-items`, { variant_id: seed.productVariantId, quantity: 1 })
+      await waitRow(old, "marked deleted", (r) => r.session_deleted_at)
+      // …the storefront asks for a new one, and the old requisites are paid anyway
+      await session(cartId, "card")
+      await action(old, "pay")
+      return result(old, await waitRow(old, "closed and flagged stray_payment", (r) => r.status === "closed" && r.flags?.stray_payment))
+    },
+  }
+
+  const queue = [...SAMPLE_NAMES]
+  const worker = async () => {
+    for (let name; (name = queue.shift()); ) {
+      const started = Date.now()
+      try {
+        const sample = await recipes[name]()
+        samples[name] = sample
+        const where = sample.orderId ? `order ${sample.orderId}` : `cart ${sample.cartId}`
+        const flags = sample.flags.length ? `, flags ${sample.flags.join(",")}` : ""
+        log(`sample "${name}": ${where}, pay-in ${sample.ledgerId} (${sample.status}${flags}) in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+      } catch (error) {
+        log(`WARNING: sample "${name}" could not be made: ${error.message}`)
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker))
+  // same key order whatever finished first
+  return Object.fromEntries(SAMPLE_NAMES.filter((n) => samples[n]).map((n) => [n, samples[n]]))
 }

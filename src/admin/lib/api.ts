@@ -44,7 +44,7 @@ export type PayinMethod = "account" | "card" | "deeplink" | "link" | "phone_numb
 export const METHODS: PayinMethod[] = ["account", "card", "deeplink", "link", "phone_number", "qr", "quasi", "mobile_comm"]
 export const STATUSES = ["creating", "failed", "active", "closed", "canceled", "dispute", "checking", "re_calculation"] as const
 export type Status = (typeof STATUSES)[number]
-export const KNOWN_FLAGS = ["late_payment", "stray_payment", "amount_mismatch", "underpaid", "recalculated"]
+export const KNOWN_FLAGS = ["late_payment", "stray_payment", "underpayment", "overpayment", "unknown_payin"]
 
 export type ProviderValues = {
   baseUrl: string | null

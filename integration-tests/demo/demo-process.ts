@@ -1,0 +1,123 @@
+// `npm run demo` as a child process for the specs (demo.spec.ts, browser/*.spec.ts): a temporary
+// DEMO_DIR, free ports, the embedded PostgreSQL (never the test run's server), stopped as Ctrl-C
+// would stop it.
+import { ChildProcess, spawn } from "child_process"
+import { chmodSync, mkdtempSync, readFileSync } from "fs"
+import os from "os"
+import path from "path"
+
+const root = path.resolve(__dirname, "..", "..")
+
+export type DemoSample = {
+  orderId: string | null
+  cartId: string
+  payinId: string
+  ledgerId: string
+  status: string
+  flags: string[]
+}
+
+/** What the demo writes to DEMO_DIR/demo.json. */
+export type DemoInfo = {
+  backendUrl: string
+  adminUrl: string
+  adminEmail: string
+  adminPassword: string
+  publishableKey: string
+  regionId: string
+  productVariantId: string
+  providerId: string
+  sandboxUrl: string
+  sandboxApiKey: string
+  storeApiUrl: string
+  webhookUrl: string
+  samples: Record<string, DemoSample>
+}
+
+export type RunningDemo = {
+  child: ChildProcess
+  /** Resolves with everything printed so far once the demo printed "Pay-in demo is up". */
+  ready: Promise<string>
+  exited: Promise<number | null>
+  output: () => string
+}
+
+const started = new Map<ChildProcess, () => string>()
+
+/** A temporary DEMO_DIR the OS user "postgres" (embedded PostgreSQL runs as it) can enter. */
+export function makeDemoDir(prefix = "payin-demo-test-"): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix))
+  chmodSync(dir, 0o755)
+  return dir
+}
+
+export function startDemo({ demoDir, port, sandboxPort = 0 }: { demoDir: string; port: number; sandboxPort?: number }): RunningDemo {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DEMO_DIR: demoDir,
+    DEMO_PORT: String(port),
+    DEMO_SANDBOX_PORT: String(sandboxPort),
+  }
+  // the embedded default, not the test run's server; the demo's own encryption key
+  for (const key of ["DATABASE_URL", "DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "PAYIN_ENCRYPTION_KEY"]) {
+    delete env[key]
+  }
+  const child = spawn(process.execPath, [path.join(root, "integration-tests", "demo", "demo.mjs")], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  })
+  let output = ""
+  started.set(child, () => output)
+  child.stdout!.on("data", (d) => (output += d))
+  child.stderr!.on("data", (d) => (output += d))
+  const exited = new Promise<number | null>((resolve) =>
+    child.on("exit", (code) => {
+      started.delete(child)
+      resolve(code)
+    })
+  )
+  const ready = new Promise<string>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (output.includes("Pay-in demo is up")) {
+        clearInterval(timer)
+        resolve(output)
+      }
+    }, 200)
+    exited.then((code) => {
+      clearInterval(timer)
+      reject(new Error(`demo exited with ${code} before it was up:\n${output.slice(-4000)}`))
+    })
+  })
+  ready.catch(() => undefined) // observed by the caller; no unhandled rejection when it is not
+  return { child, ready, exited, output: () => output }
+}
+
+/** Ctrl-C; resolves with the exit code. */
+export async function stopDemo(demo: RunningDemo): Promise<number | null> {
+  if (demo.child.exitCode === null && demo.child.signalCode === null) {
+    demo.child.kill("SIGINT")
+  }
+  return demo.exited
+}
+
+/**
+ * Stops every demo these helpers started and that still runs (afterAll), with `showOutput` printing
+ * the end of its output first (for a demo left running by a failed assertion: what the server said).
+ */
+export async function stopAllDemos({ showOutput = false }: { showOutput?: boolean } = {}): Promise<void> {
+  await Promise.all(
+    [...started].map(async ([child, output]) => {
+      if (showOutput) {
+        console.log(`[demo still running, stopping it; its last output]\n${output().slice(-6000)}`)
+      }
+      const exited = new Promise((r) => child.once("exit", r))
+      child.kill("SIGINT")
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
+    })
+  )
+}
+
+export function readDemo(demoDir: string): DemoInfo {
+  return JSON.parse(readFileSync(path.join(demoDir, "demo.json"), "utf8"))
+}
