@@ -45,7 +45,8 @@ export default defineConfig(
           apiKey: process.env.PAYIN_API_KEY || "sandbox-demo-api-key",
           baseUrl: process.env.PAYIN_BASE_URL || "http://127.0.0.1:4010",
           ...(process.env.PAYIN_TIMEOUT_MS ? { timeoutMs: Number(process.env.PAYIN_TIMEOUT_MS) } : {}),
-          allowedRedirectOrigins: ["http://localhost:8000"],
+          // the demo storefront's origin (npm run demo sets it); the Payment Page may send shoppers back there
+          allowedRedirectOrigins: (process.env.PAYIN_DEMO_STOREFRONT_URL || "http://localhost:8000").split(","),
           manualRefunds: process.env.PAYIN_MANUAL_REFUNDS === "true",
         },
         // A second merchant account (the integration tests use one; PAYIN_SECOND_* variables)

@@ -30,6 +30,7 @@ export type DemoInfo = {
   sandboxUrl: string
   sandboxApiKey: string
   storeApiUrl: string
+  storefrontUrl: string
   webhookUrl: string
   samples: Record<string, DemoSample>
 }
@@ -51,12 +52,24 @@ export function makeDemoDir(prefix = "payin-demo-test-"): string {
   return dir
 }
 
-export function startDemo({ demoDir, port, sandboxPort = 0 }: { demoDir: string; port: number; sandboxPort?: number }): RunningDemo {
+export function startDemo({
+  demoDir,
+  port,
+  sandboxPort = 0,
+  storefrontPort = 0,
+}: {
+  demoDir: string
+  port: number
+  sandboxPort?: number
+  /** 0: any free port (never the 8000 a developer's own demo may hold) */
+  storefrontPort?: number
+}): RunningDemo {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DEMO_DIR: demoDir,
     DEMO_PORT: String(port),
     DEMO_SANDBOX_PORT: String(sandboxPort),
+    DEMO_STOREFRONT_PORT: String(storefrontPort),
   }
   // the embedded default, not the test run's server; the demo's own encryption key
   for (const key of ["DATABASE_URL", "DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "PAYIN_ENCRYPTION_KEY"]) {

@@ -5,6 +5,7 @@
 // Environment (all optional):
 //   DATABASE_URL / DB_HOST...  use that PostgreSQL server instead of the embedded one
 //   DEMO_PORT (9000)           Medusa's port;  DEMO_SANDBOX_PORT (4010) the sandbox's port
+//   DEMO_STOREFRONT_PORT (8000) the demo storefront's port (0: any free port)
 //   DEMO_ADMIN_EMAIL / DEMO_ADMIN_PASSWORD  admin credentials (default admin@payin.demo / payin-demo)
 //   DEMO_DB_NAME (payin_demo)  database name
 //   DEMO_DIR (.demo)           where the demo keeps its data and writes demo.json
@@ -15,6 +16,7 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 import net from "node:net"
 import { makeSamples } from "./sample-payins.mjs"
+import { startStorefront } from "./storefront/server.mjs"
 import {
   createDatabase,
   databaseUrl,
@@ -37,6 +39,7 @@ const adminPassword = process.env.DEMO_ADMIN_PASSWORD || "payin-demo"
 const children = new Set()
 const watchdogs = []
 let pgServer = null
+let storefront = null
 let stopping = false
 
 function log(message) {
@@ -122,6 +125,7 @@ async function shutdown(code = 0) {
   for (const watchdog of watchdogs) {
     watchdog.kill()
   }
+  await storefront?.close().catch(() => {})
   if (pgServer) {
     await pgServer.stop().catch(() => {})
   }
@@ -278,12 +282,33 @@ async function main() {
   }
   const seed = JSON.parse(readFileSync(seedFile, "utf8"))
 
-  // 4. Medusa with the admin, the plugin loaded from source (edits reload)
+  // 4. The demo storefront (its origin must be known to Medusa's CORS and to the plugin's allowed
+  //    redirect origins before Medusa starts), then Medusa with the admin, the plugin loaded from
+  //    source (edits reload)
   if (!(await portFree(port))) {
     throw new Error(`port ${port} is in use (another demo or Medusa?): stop it or set DEMO_PORT`)
   }
-  log("starting Medusa…")
   const backendUrl = `http://localhost:${port}`
+  const storefrontPort = Number(process.env.DEMO_STOREFRONT_PORT ?? 8000)
+  try {
+    storefront = await startStorefront({
+      port: storefrontPort,
+      backendUrl,
+      publishableKey: seed.publishableKey,
+      regionId: seed.regionId,
+      providerId: "pp_payin_default",
+      sandboxUrl,
+    })
+  } catch (error) {
+    if (error.code === "EADDRINUSE") {
+      throw new Error(`port ${storefrontPort} is in use: stop what uses it or set DEMO_STOREFRONT_PORT`)
+    }
+    throw error
+  }
+  log(`demo storefront at ${storefront.url}`)
+  env.STORE_CORS = [storefront.url, "http://localhost:8000", backendUrl].join(",")
+  env.PAYIN_DEMO_STOREFRONT_URL = storefront.url
+  log("starting Medusa…")
   startService(medusaBin, ["develop", "--port", String(port)], { env, name: "medusa" })
   await waitForHealth(`${backendUrl}/health`, 180_000)
 
@@ -323,6 +348,7 @@ async function main() {
     sandboxUrl,
     sandboxApiKey: state.sandboxApiKey,
     storeApiUrl: `${backendUrl}/store`,
+    storefrontUrl: storefront.url,
     webhookUrl,
     samples: state.samples,
   }
@@ -333,6 +359,7 @@ async function main() {
       "",
       `  Pay-in demo is up (${((Date.now() - started) / 1000).toFixed(1)} s)`,
       "",
+      `  Storefront:       ${demo.storefrontUrl}  (buy the demo product, pay on the sandbox's page)`,
       `  Admin:            ${demo.adminUrl}  (first load compiles the dashboard, ~30 s)`,
       `  Admin login:      ${adminEmail} / ${adminPassword}`,
       `  Store API:        ${demo.storeApiUrl}`,

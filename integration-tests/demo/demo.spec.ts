@@ -197,12 +197,13 @@ describe("npm run demo", () => {
         "providerId",
         "sandboxUrl",
         "sandboxApiKey",
+        "storefrontUrl",
       ])
     )
     expect(demo.backendUrl).toBe(`http://localhost:${port}`)
     expect(demo.providerId).toBe("pp_payin_default")
     // what it prints is what it wrote
-    for (const key of ["adminUrl", "adminEmail", "adminPassword", "publishableKey", "sandboxUrl"] as const) {
+    for (const key of ["adminUrl", "adminEmail", "adminPassword", "publishableKey", "sandboxUrl", "storefrontUrl"] as const) {
       expect(printed).toContain(demo[key])
     }
 
@@ -226,6 +227,21 @@ describe("npm run demo", () => {
     expect(admin.status).toBe(200)
     expect(await admin.text()).toContain("<div id=\"medusa\"")
 
+    // the demo storefront is served, configured for this store, and Medusa lets it call the store API
+    const storefrontPage = await fetch(`${demo.storefrontUrl}/checkout`)
+    expect(storefrontPage.status).toBe(200)
+    const html = await storefrontPage.text()
+    expect(html).toContain(demo.publishableKey)
+    expect(html).not.toContain(demo.sandboxApiKey)
+    const script = await fetch(`${demo.storefrontUrl}/assets/app.js`)
+    expect(script.status).toBe(200)
+    expect((await script.arrayBuffer()).byteLength).toBeGreaterThan(50_000)
+    const preflight = await fetch(`${demo.backendUrl}/store/payin/status?order_id=x`, {
+      method: "OPTIONS",
+      headers: { origin: demo.storefrontUrl, "access-control-request-method": "GET", "access-control-request-headers": "x-publishable-api-key" },
+    })
+    expect(preflight.headers.get("access-control-allow-origin")).toBe(demo.storefrontUrl)
+
     // the sandbox answers with the printed key
     const banks = await fetch(`${demo.sandboxUrl}/payment/trading/banks`, { headers: { "x-api-key": demo.sandboxApiKey } })
     expect(banks.status).toBe(200)
@@ -245,6 +261,7 @@ describe("npm run demo", () => {
     expect(pidAlive(pgPid)).toBe(false)
     await expect(fetch(`${demo.backendUrl}/health`)).rejects.toThrow()
     await expect(fetch(`${demo.sandboxUrl}/payment/trading/banks`)).rejects.toThrow()
+    await expect(fetch(demo.storefrontUrl)).rejects.toThrow()
 
     // second run: same data, no seeding
     const secondStarted = Date.now()

@@ -1,86 +1,44 @@
-// The admin in a real browser (Debian's Chromium via playwright-core) against the demo store
-// (`npm run demo`: Medusa with the plugin, the sandbox, sample pay-ins): settings saved and shown
-// with their source, Test connection (success and the whitelist failure with the address to
-// add), the order widget, the transactions page and Reconcile now, the Russian UI.
-// Screenshots go to PAYIN_SCREENSHOTS_DIR when set (the README's come from there), else to a
-// temporary folder that is kept; their paths are printed.
-import { mkdirSync, mkdtempSync, rmSync } from "fs"
-import os from "os"
-import path from "path"
-import type { Browser, Page } from "playwright-core"
-import { DemoInfo, RunningDemo, makeDemoDir, readDemo, startDemo, stopAllDemos } from "../demo/demo-process"
-import { adminLogin, ensureChromium, launchBrowser } from "../support/chromium"
-import { freePort } from "../support/net"
+// The admin in a real browser against the demo store (browser.spec.ts starts it): settings saved
+// and shown with their source, Test connection (success and the whitelist failure with the address
+// to add), the order widget, the transactions page and Reconcile now, the Russian UI.
+import type { Page } from "playwright-core"
+import { adminLogin } from "../support/chromium"
+import type { BrowserSuite } from "./suite"
 
-jest.setTimeout(900_000)
+export function adminTests(suite: BrowserSuite): void {
+  let page: Page
+  const shot = (name: string) => suite.shot(page, name)
+  const sandbox = (method: string, route: string, body?: unknown) => suite.sandbox(method, route, body)
 
-const demoDir = makeDemoDir("payin-browser-test-")
-// kept after the run (their paths are printed); PAYIN_SCREENSHOTS_DIR for a fixed place
-const shots = process.env.PAYIN_SCREENSHOTS_DIR || mkdtempSync(path.join(os.tmpdir(), "payin-screenshots-"))
-mkdirSync(shots, { recursive: true })
-
-let running: RunningDemo | null = null
-let demo: DemoInfo
-let browser: Browser
-let page: Page
-
-async function sandbox(method: string, route: string, body?: unknown) {
-  const res = await fetch(`${demo.sandboxUrl}${route}`, {
-    method,
-    headers: body === undefined ? {} : { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
+  beforeAll(async () => {
+    const demo = suite.demo
+    const loginStarted = Date.now()
+    page = (await adminLogin(suite.browser, demo.adminUrl, { email: demo.adminEmail, password: demo.adminPassword })).page
+    // on the dashboard: the admin's navigation is there, not the login form
+    await page.locator('a[href$="/orders"]').first().waitFor()
+    expect(await page.locator('input[name="password"]').count()).toBe(0)
+    console.log(`[browser] logged in (first load compiles the dashboard) in ${((Date.now() - loginStarted) / 1000).toFixed(1)} s`)
   })
-  if (res.status >= 400) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`)
-  return res.json()
-}
 
-async function shot(name: string) {
-  const file = path.join(shots, `${name}.png`)
-  await page.screenshot({ path: file, fullPage: true })
-  console.log(`[browser] screenshot ${file}`)
-}
+  afterAll(async () => {
+    await page?.context().close().catch(() => undefined)
+  })
 
-beforeAll(async () => {
-  const chromiumStarted = Date.now()
-  const executable = ensureChromium()
-  console.log(`[browser] chromium ${executable} (${((Date.now() - chromiumStarted) / 1000).toFixed(1)} s)`)
-  const started = Date.now()
-  running = startDemo({ demoDir, port: await freePort() })
-  await running.ready
-  console.log(`[browser] demo up in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-  demo = readDemo(demoDir)
-  browser = await launchBrowser()
-  const loginStarted = Date.now()
-  page = (await adminLogin(browser, demo.adminUrl, { email: demo.adminEmail, password: demo.adminPassword })).page
-  // on the dashboard: the admin's navigation is there, not the login form
-  await page.locator('a[href$="/orders"]').first().waitFor()
-  expect(await page.locator('input[name="password"]').count()).toBe(0)
-  console.log(`[browser] logged in (first load compiles the dashboard) in ${((Date.now() - loginStarted) / 1000).toFixed(1)} s`)
-})
-
-afterAll(async () => {
-  await browser?.close().catch(() => undefined)
-  await stopAllDemos()
-  rmSync(demoDir, { recursive: true, force: true })
-  console.log(`[browser] screenshots in ${shots}`)
-})
-
-describe("admin in a browser", () => {
   it("the demo made its sample pay-ins", () => {
-    expect(Object.keys(demo.samples)).toEqual(["paid", "awaiting", "expired", "dispute", "recalculated", "late", "stray"])
-    expect(demo.samples.paid.status).toBe("closed")
-    expect(demo.samples.awaiting.status).toBe("active")
+    expect(Object.keys(suite.demo.samples)).toEqual(["paid", "awaiting", "expired", "dispute", "recalculated", "late", "stray"])
+    expect(suite.demo.samples.paid.status).toBe("closed")
+    expect(suite.demo.samples.awaiting.status).toBe("active")
   })
 
   it("Settings → Pay-in: saves a setting, shows its source, keeps the key masked", async () => {
-    await page.goto(`${demo.adminUrl}/settings/payin`)
+    await page.goto(`${suite.demo.adminUrl}/settings/payin`)
     await page.getByTestId("payin-settings-page").waitFor()
     // reachable from the settings menu
     await expect(page.getByRole("link", { name: "Pay-in", exact: true }).count()).resolves.toBeGreaterThan(0)
-    await expect(page.getByTestId("payin-webhook-url").textContent()).resolves.toBe(demo.webhookUrl)
+    await expect(page.getByTestId("payin-webhook-url").textContent()).resolves.toBe(suite.demo.webhookUrl)
     const masked = await page.getByTestId("payin-apikey-masked").textContent()
     expect(masked).toMatch(/••••\w{4}/)
-    expect(await page.content()).not.toContain(demo.sandboxApiKey)
+    expect(await page.content()).not.toContain(suite.demo.sandboxApiKey)
 
     const success = page.getByTestId("payin-field-paymentPage.successUrl")
     await success.fill("https://shop.example.com/thanks")
@@ -106,7 +64,7 @@ describe("admin in a browser", () => {
   })
 
   it("Test connection: success, then the whitelist failure with the address to add", async () => {
-    await page.goto(`${demo.adminUrl}/settings/payin`)
+    await page.goto(`${suite.demo.adminUrl}/settings/payin`)
     await page.getByTestId("payin-test-connection").click()
     await expect(page.getByTestId("payin-test-result").getAttribute("data-ok")).resolves.toBe("true")
     await shot("settings")
@@ -127,7 +85,7 @@ describe("admin in a browser", () => {
   })
 
   it("the order widget shows the paid order's pay-in", async () => {
-    await page.goto(`${demo.adminUrl}/orders/${demo.samples.paid.orderId}`)
+    await page.goto(`${suite.demo.adminUrl}/orders/${suite.demo.samples.paid.orderId}`)
     await page.getByTestId("payin-order-widget").waitFor()
     await expect(page.getByTestId("payin-widget-status").getAttribute("data-status")).resolves.toBe("closed")
     await expect(page.getByTestId("payin-widget-amounts").textContent()).resolves.toContain("1790.00 RUB")
@@ -137,7 +95,7 @@ describe("admin in a browser", () => {
   })
 
   it("transactions page: filters, the detail, and Reconcile now applies a payment whose webhook never came", async () => {
-    await page.goto(`${demo.adminUrl}/payin`)
+    await page.goto(`${suite.demo.adminUrl}/payin`)
     await page.getByTestId("payin-tx-row").first().waitFor()
     expect(await page.getByTestId("payin-tx-row").count()).toBeGreaterThanOrEqual(4)
     await shot("transactions")
@@ -145,26 +103,26 @@ describe("admin in a browser", () => {
     expect(await page.getByTestId("payin-tx-order-link").count()).toBeGreaterThanOrEqual(4)
 
     // filter by status and by flag through the URL the filters write
-    await page.goto(`${demo.adminUrl}/payin?status=dispute`)
-    await page.locator(`[data-testid="payin-tx-row"][data-id="${demo.samples.dispute.ledgerId}"]`).waitFor()
+    await page.goto(`${suite.demo.adminUrl}/payin?status=dispute`)
+    await page.locator(`[data-testid="payin-tx-row"][data-id="${suite.demo.samples.dispute.ledgerId}"]`).waitFor()
     expect(await page.getByTestId("payin-tx-row").count()).toBe(1)
     for (const [flag, sample] of [
-      ["late_payment", demo.samples.late],
-      ["stray_payment", demo.samples.stray],
+      ["late_payment", suite.demo.samples.late],
+      ["stray_payment", suite.demo.samples.stray],
     ] as const) {
-      await page.goto(`${demo.adminUrl}/payin?flag=${flag}`)
+      await page.goto(`${suite.demo.adminUrl}/payin?flag=${flag}`)
       await page.locator(`[data-testid="payin-tx-row"][data-id="${sample.ledgerId}"]`).waitFor()
       expect(await page.getByTestId("payin-tx-row").count()).toBe(1)
     }
 
     // the awaiting pay-in is paid while webhooks are off: only a lookup can tell the store
     const { webhookUrl } = await sandbox("GET", "/_sandbox/merchant")
-    expect(webhookUrl).toBe(demo.webhookUrl)
+    expect(webhookUrl).toBe(suite.demo.webhookUrl)
     await sandbox("PUT", "/_sandbox/merchant", { webhookUrl: null })
     try {
-      await sandbox("POST", `/_sandbox/transactions/${demo.samples.awaiting.payinId}/pay`)
-      await page.goto(`${demo.adminUrl}/payin`)
-      await page.locator(`[data-testid="payin-tx-row"][data-id="${demo.samples.awaiting.ledgerId}"]`).click()
+      await sandbox("POST", `/_sandbox/transactions/${suite.demo.samples.awaiting.payinId}/pay`)
+      await page.goto(`${suite.demo.adminUrl}/payin`)
+      await page.locator(`[data-testid="payin-tx-row"][data-id="${suite.demo.samples.awaiting.ledgerId}"]`).click()
       await page.getByTestId("payin-tx-detail").waitFor()
       await expect(page.getByTestId("payin-tx-status").getAttribute("data-status")).resolves.toBe("active")
       await page.getByTestId("payin-reconcile").click()
@@ -176,20 +134,20 @@ describe("admin in a browser", () => {
       await sandbox("PUT", "/_sandbox/merchant", { webhookUrl })
     }
     // and the order it belongs to is now paid
-    await page.goto(`${demo.adminUrl}/orders/${demo.samples.awaiting.orderId}`)
+    await page.goto(`${suite.demo.adminUrl}/orders/${suite.demo.samples.awaiting.orderId}`)
     await page.locator('[data-testid="payin-widget-status"][data-status="closed"]').waitFor()
   })
 
   it("speaks Russian when the admin's language is Russian", async () => {
-    const { context, page: ru } = await adminLogin(browser, demo.adminUrl, { email: demo.adminEmail, password: demo.adminPassword }, { language: "ru" })
+    const { context, page: ru } = await adminLogin(suite.browser, suite.demo.adminUrl, { email: suite.demo.adminEmail, password: suite.demo.adminPassword }, { language: "ru" })
     try {
-      await ru.goto(`${demo.adminUrl}/settings/payin`)
+      await ru.goto(`${suite.demo.adminUrl}/settings/payin`)
       await ru.getByTestId("payin-settings-page").waitFor()
       await ru.getByText("Проверить подключение").waitFor()
-      await ru.goto(`${demo.adminUrl}/payin`)
+      await ru.goto(`${suite.demo.adminUrl}/payin`)
       await ru.getByText("Все пей-ины, которые запрашивал магазин", { exact: false }).waitFor()
     } finally {
       await context.close()
     }
   })
-})
+}

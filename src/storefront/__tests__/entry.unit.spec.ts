@@ -1,0 +1,37 @@
+import { readdirSync, readFileSync } from "fs"
+import { join } from "path"
+import * as core from "../index"
+import * as react from "../react"
+
+const KIT = join(__dirname, "..")
+const sources = (dir: string) =>
+  readdirSync(dir)
+    .filter((f) => /\.tsx?$/.test(f))
+    .map((f) => ({ file: join(dir, f), text: readFileSync(join(dir, f), "utf8") }))
+const imports = (text: string) => [...text.matchAll(/^(?:import|export)[^;]*?from\s+"([^"]+)"/gm)].map((m) => m[1])
+
+describe("package entries", () => {
+  it("re-exports every helper from the React entry", () => {
+    for (const [name, value] of Object.entries(core)) expect([name, (react as Record<string, unknown>)[name]]).toEqual([name, value])
+    expect(typeof react.PayinInstructions).toBe("function")
+    expect(typeof react.PayinLiveInstructions).toBe("function")
+    expect(typeof react.usePayinStatus).toBe("function")
+  })
+
+  it("keeps the helpers free of React and of server code", () => {
+    for (const { file, text } of sources(KIT)) {
+      for (const spec of imports(text)) {
+        expect([file, spec]).toEqual([file, expect.stringMatching(/^(\.\/[\w-]+|qrcode-generator)$/)])
+      }
+    }
+  })
+
+  it("makes every React file a client module importing only react and the kit", () => {
+    for (const { file, text } of sources(join(KIT, "react"))) {
+      expect([file, text.startsWith('"use client"')]).toEqual([file, true])
+      for (const spec of imports(text)) {
+        expect([file, spec]).toEqual([file, expect.stringMatching(/^(react|\.\/[\w-]+|\.\.\/[\w-]+)$/)])
+      }
+    }
+  })
+})

@@ -1,0 +1,240 @@
+/**
+ * Money and requisite formatting for display, and the raw values copy buttons put on the
+ * clipboard. Amounts stay decimal strings end to end: `Intl` only tells us how the locale writes
+ * numbers, the digits always come from the string itself.
+ */
+
+const DECIMAL = /^([+-])?(\d+)(?:\.(\d+))?$/
+
+type NumberShape = {
+  /** The formatted amount with `\u0000` where the number goes (sign and currency around it). */
+  positive: string
+  negative: string
+  decimal: string
+  group: string
+  primaryGroup: number
+  secondaryGroup: number
+  /** Digits the integer part needs beyond the first group before the locale groups at all. */
+  minGrouping: number
+}
+
+const SLOT = "\u0000"
+const NUMBER_PARTS = new Set(["integer", "group", "decimal", "fraction"])
+const shapes = new Map<string, NumberShape>()
+
+function template(parts: Intl.NumberFormatPart[]): string {
+  let out = ""
+  let placed = false
+  for (const part of parts) {
+    if (NUMBER_PARTS.has(part.type)) {
+      if (!placed) out += SLOT
+      placed = true
+    } else {
+      out += part.value
+    }
+  }
+  return out
+}
+
+function safeLocale(locale: string): string {
+  try {
+    return Intl.NumberFormat.supportedLocalesOf(locale).length ? locale : "en"
+  } catch {
+    return "en"
+  }
+}
+
+function numberShape(locale: string, currency: string): NumberShape {
+  const key = `${locale}|${currency}`
+  const cached = shapes.get(key)
+  if (cached) return cached
+  const loc = safeLocale(locale)
+  const validCurrency = /^[A-Z]{3}$/.test(currency)
+  // Fixed 2 fraction digits so the sample always shows a decimal separator (even for JPY);
+  // Latin digits so what is shown is what a shopper types into a banking app.
+  const format = new Intl.NumberFormat(loc, {
+    ...(validCurrency ? { style: "currency" as const, currency } : {}),
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 2,
+    numberingSystem: "latn",
+  })
+  const sample = format.formatToParts(1234567.89)
+  const integers = sample.filter((p) => p.type === "integer").map((p) => p.value)
+  const shape: NumberShape = {
+    positive: template(sample),
+    negative: template(format.formatToParts(-1234567.89)),
+    decimal: sample.find((p) => p.type === "decimal")?.value ?? ".",
+    group: sample.find((p) => p.type === "group")?.value ?? "",
+    primaryGroup: integers.length > 1 ? integers[integers.length - 1].length : 3,
+    secondaryGroup: integers.length > 2 ? integers[integers.length - 2].length : 3,
+    // Some locales (es, pl) leave 4-digit numbers ungrouped: 1234 but 12 345.
+    minGrouping: format.formatToParts(1234.5).some((p) => p.type === "group") ? 1 : 2,
+  }
+  if (!validCurrency) {
+    shape.positive += currency ? ` ${currency}` : ""
+    shape.negative += currency ? ` ${currency}` : ""
+  }
+  shapes.set(key, shape)
+  return shape
+}
+
+function groupDigits(digits: string, shape: NumberShape): string {
+  if (!shape.group || digits.length < shape.primaryGroup + shape.minGrouping) return digits
+  const groups = [digits.slice(-shape.primaryGroup)]
+  let rest = digits.slice(0, -shape.primaryGroup)
+  while (rest.length > shape.secondaryGroup) {
+    groups.unshift(rest.slice(-shape.secondaryGroup))
+    rest = rest.slice(0, -shape.secondaryGroup)
+  }
+  if (rest) groups.unshift(rest)
+  return groups.join(shape.group)
+}
+
+/**
+ * Formats a decimal amount string for display in the shopper's locale, digit for digit:
+ * `formatAmount("1790.00", "RUB", "en")` → `"RUB 1,790.00"`, with `"ru"` → `"1 790,00 ₽"`
+ * (with the non-breaking spaces `Intl` uses). The fraction digits are kept as given.
+ *
+ * @param amount - a decimal string such as `"1790.00"` or `"-5.5"`; anything else is returned as is
+ * @param currency - ISO 4217 code (any case); an unknown code is written after the number
+ * @param locale - BCP 47 tag (`"en"`, `"ru"`, `"de-DE"`); a malformed tag falls back to `"en"`
+ */
+export function formatAmount(amount: string, currency: string, locale = "en"): string {
+  const match = typeof amount === "string" ? DECIMAL.exec(amount.trim()) : null
+  if (!match) return amount
+  const shape = numberShape(locale, String(currency ?? "").trim().toUpperCase())
+  const integer = match[2].replace(/^0+(?=\d)/, "")
+  const number = groupDigits(integer, shape) + (match[3] ? shape.decimal + match[3] : "")
+  return (match[1] === "-" ? shape.negative : shape.positive).split(SLOT).join(number)
+}
+
+/** What a requisite number is, judged by the method and, when that is unknown, by its look. */
+export type RequisiteKind = "card" | "account" | "phone" | "link" | "other"
+
+/** Classifies a requisite for labels, formatting and copying. */
+export function requisiteKind(number: string, method: string | null | undefined): RequisiteKind {
+  switch (method) {
+    case "card":
+    case "quasi":
+      return "card"
+    case "account":
+      return "account"
+    case "phone_number":
+    case "mobile_comm":
+      return "phone"
+    case "qr":
+    case "link":
+    case "deeplink":
+      return "link"
+  }
+  const value = String(number ?? "").trim()
+  if (/^[a-z][a-z0-9+.-]*:/i.test(value)) return "link"
+  const compact = value.replace(/[\s-]/g, "")
+  if (/^\+\d{8,15}$/.test(compact)) return "phone"
+  if (/^\d{13,19}$/.test(compact)) return "card"
+  if (/^\d{20}$/.test(compact) || /^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(compact)) return "account"
+  return "other"
+}
+
+function chunks(value: string, sizes: number[]): string {
+  const out: string[] = []
+  let at = 0
+  for (const size of sizes) {
+    if (at >= value.length) break
+    out.push(value.slice(at, at + size))
+    at += size
+  }
+  if (at < value.length) out.push(value.slice(at))
+  return out.join(" ")
+}
+
+function everyN(value: string, n: number): string {
+  return value.replace(new RegExp(`(.{${n}})(?=.)`, "g"), "$1 ")
+}
+
+// ITU country calling codes: 1 and 7 are one digit, these are two, everything else is three.
+const TWO_DIGIT_CODES = new Set(
+  "20 27 30 31 32 33 34 36 39 40 41 43 44 45 46 47 48 49 51 52 53 54 55 56 57 58 60 61 62 63 64 65 66 81 82 84 86 90 91 92 93 94 95 98".split(" ")
+)
+
+/** `+7XXXXXXXXXX` from the ways a Russian (or Kazakh) number is written, else `+<digits>`. */
+function normalizePhone(value: string): string | null {
+  const compact = value.trim().replace(/[\s()\-.]/g, "")
+  if (!/^\+?\d{8,15}$/.test(compact)) return null
+  const digits = compact.replace("+", "")
+  if (!compact.startsWith("+") && digits.length === 11 && (digits[0] === "8" || digits[0] === "7")) {
+    return `+7${digits.slice(1)}`
+  }
+  return `+${digits}`
+}
+
+function formatPhone(value: string): string {
+  const phone = normalizePhone(value)
+  if (!phone) return value
+  const digits = phone.slice(1)
+  if (digits[0] === "7" && digits.length === 11) {
+    const n = digits.slice(1)
+    return `+7 ${n.slice(0, 3)} ${n.slice(3, 6)}-${n.slice(6, 8)}-${n.slice(8)}`
+  }
+  const codeLength = digits[0] === "1" || digits[0] === "7" ? 1 : TWO_DIGIT_CODES.has(digits.slice(0, 2)) ? 2 : 3
+  const national = digits.slice(codeLength)
+  // Threes from the left, never leaving a lone digit at the end: 415 123 4567, 90 123 45 67 is
+  // the local habit in some countries but a neutral grouping reads fine everywhere.
+  const groups = national.match(/\d{1,3}/g) ?? []
+  if (groups.length > 1 && groups[groups.length - 1].length === 1) {
+    const last = groups.pop() as string
+    groups[groups.length - 1] += last
+  }
+  return `+${digits.slice(0, codeLength)} ${groups.join(" ")}`
+}
+
+/**
+ * Formats a requisite for reading: cards `2202 2012 3456 7890`, Russian phones
+ * `+7 912 345-67-89` (other phones `+1 415 123 4567`), 20-digit Russian accounts
+ * `40817 810 0 0000 0000000`, other accounts (IBAN) in fours; links unchanged. Anything that does
+ * not look like what the method says is returned unchanged, so nothing is ever hidden.
+ */
+export function formatRequisite(number: string, method: string | null | undefined): string {
+  if (typeof number !== "string") return number
+  const kind = requisiteKind(number, method)
+  const compact = number.trim().replace(/[\s-]/g, "")
+  switch (kind) {
+    case "card":
+      return /^\d{12,19}$/.test(compact) ? everyN(compact, 4) : number
+    case "account":
+      if (/^\d{20}$/.test(compact)) return chunks(compact, [5, 3, 1, 4, 7])
+      return /^[A-Za-z0-9]{5,34}$/.test(compact) ? everyN(compact, 4) : number
+    case "phone":
+      return formatPhone(number)
+    default:
+      return number
+  }
+}
+
+/**
+ * What a copy button should put on the clipboard: what a banking app accepts when pasted.
+ *
+ * @param value - the amount (`"1790.00"`), a requisite number or an SBP phone
+ * @param kind - `"amount"`, `"sbp"` (a phone) or the pay-in method of a requisite
+ * @returns cards and accounts without spaces, phones as `+7…`, the amount as the plain decimal
+ *   string, links as they are
+ */
+export function copyValue(value: string, kind: "amount" | "sbp" | string | null | undefined): string {
+  const trimmed = String(value ?? "").trim()
+  if (kind === "amount") {
+    const match = DECIMAL.exec(trimmed.replace(/\s/g, ""))
+    return match ? `${match[1] === "-" ? "-" : ""}${match[2]}${match[3] ? `.${match[3]}` : ""}` : trimmed
+  }
+  const type = kind === "sbp" ? "phone" : requisiteKind(trimmed, kind)
+  switch (type) {
+    case "phone":
+      return normalizePhone(trimmed) ?? trimmed
+    case "card":
+    case "account": {
+      const compact = trimmed.replace(/[\s-]/g, "")
+      return /^[A-Za-z0-9]+$/.test(compact) ? compact : trimmed
+    }
+    default:
+      return trimmed
+  }
+}

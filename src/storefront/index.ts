@@ -1,0 +1,33 @@
+/**
+ * `medusa-plugin-payin/storefront`: framework-neutral helpers for showing bank-transfer payment
+ * instructions (no React here, usable from Vue, Svelte or plain scripts). React components live
+ * in `medusa-plugin-payin/storefront/react`.
+ */
+export { FINAL_PAYIN_STATES } from "./types"
+export type {
+  PayinBankOption,
+  PayinBanksResponse,
+  PayinOrderView,
+  PayinRequisiteView,
+  PayinState,
+  PayinStatusResponse,
+  PayinStatusView,
+  PayinStoreError,
+} from "./types"
+export { formatAmount, formatRequisite, copyValue, requisiteKind, type RequisiteKind } from "./format"
+export { timeLeft, clockOffset, formatDuration, startCountdown, type TimeLeft, type CountdownOptions } from "./countdown"
+export { pollPayinStatus, type PayinPollOptions, type PayinPoller } from "./poll"
+export { paymentLinks, qrPayload, safeHttpsUrl, safePaymentPageUrl, type PayinLinks } from "./links"
+export { qrSvg, type QrSvg } from "./qr"
+export { fromSessionData, isPayinProvider } from "./session"
+export {
+  createPayinStoreClient,
+  PayinStoreApiError,
+  type PayinStoreClient,
+  type PayinStoreClientOptions,
+  type PayinStoreRequest,
+  type PayinStatusQuery,
+  type PayinBanksQuery,
+} from "./store-client"
+export { payinMessages, getMessages, stateText, requisiteLabels, type Messages, type PayinLocale } from "./messages"
+export { copyText } from "./clipboard"

@@ -1,0 +1,286 @@
+import type { PayinState } from "./types"
+import { requisiteKind } from "./format"
+
+/**
+ * Everything the payment instructions say, in English and Russian. Override any entry with
+ * {@link getMessages} (or the components' `messages` prop) to match the store's voice or add a
+ * language.
+ */
+export type Messages = {
+  /** Accessible name of the whole block. */
+  title: string
+  statePending: string
+  stateAwaitingPayment: string
+  stateInReview: string
+  statePaid: string
+  stateExpired: string
+  stateCanceled: string
+  stateFailed: string
+  /** Shown above the requisites while the shopper has to pay. */
+  instruction: string
+  pendingText: string
+  inReviewText: string
+  amount: string
+  bank: string
+  cardNumber: string
+  accountNumber: string
+  phoneNumber: string
+  paymentLink: string
+  /** Label of a requisite whose kind is unknown. */
+  requisite: string
+  sbpPhone: string
+  recipient: string
+  timeLeft: string
+  copy: string
+  copied: string
+  /** Announced to screen readers after a copy. */
+  copiedAnnouncement: string
+  copyFailed: string
+  copyAmount: string
+  copyCardNumber: string
+  copyAccountNumber: string
+  copyPhoneNumber: string
+  copyPaymentLink: string
+  copyRequisite: string
+  copySbpPhone: string
+  /** The countdown reached zero but the service has not decided yet. */
+  windowEnded: string
+  openPaymentPage: string
+  payBySbpQr: string
+  sbpQrHint: string
+  qrLabel: string
+  qrHint: string
+  openPayLink: string
+  openInBankApp: string
+  paidTitle: string
+  paidText: string
+  expiredTitle: string
+  expiredText: string
+  canceledTitle: string
+  canceledText: string
+  failedTitle: string
+  failedText: string
+  loading: string
+  loadError: string
+  retry: string
+  reconnecting: string
+  noPayin: string
+  /** "Credited: 1,790.00" when the service credited a different amount. */
+  paidAmount: (formattedAmount: string) => string
+  orderNumber: (displayId: number | string) => string
+  /** The countdown in words for screen readers, e.g. "14 minutes 32 seconds left". */
+  timeLeftWords: (totalSeconds: number) => string
+  /** How to show the service's bank name (`"sberbank"`). */
+  bankName: (name: string) => string
+}
+
+/** Locales with built-in messages. */
+export type PayinLocale = "en" | "ru"
+
+function splitSeconds(total: number): [number, number, number] {
+  const s = Number.isFinite(total) ? Math.max(0, Math.floor(total)) : 0
+  return [Math.floor(s / 3600), Math.floor((s % 3600) / 60), s % 60]
+}
+
+const enPlural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`
+
+/** Russian plural forms: 1 минута, 2 минуты, 5 минут (and 11 минут, 21 минута). */
+function ruPlural(n: number, one: string, few: string, many: string): string {
+  const mod10 = n % 10
+  const mod100 = n % 100
+  const word = mod10 === 1 && mod100 !== 11 ? one : mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14) ? few : many
+  return `${n} ${word}`
+}
+
+function defaultBankName(name: string): string {
+  const trimmed = name.trim()
+  if (!trimmed || /[A-Z]/.test(trimmed)) return trimmed
+  // Short names are abbreviations (vtb, mts), longer ones proper names (sberbank).
+  return trimmed.length <= 3 ? trimmed.toUpperCase() : trimmed[0].toUpperCase() + trimmed.slice(1)
+}
+
+const en: Messages = {
+  title: "Payment instructions",
+  statePending: "Getting your payment details…",
+  stateAwaitingPayment: "Awaiting your payment",
+  stateInReview: "Your payment is being checked",
+  statePaid: "Paid",
+  stateExpired: "Not paid: the payment window ended",
+  stateCanceled: "Payment canceled",
+  stateFailed: "Payment details could not be issued",
+  instruction: "Transfer exactly this amount to the details below before the time runs out.",
+  pendingText: "The bank is assigning the details to transfer to. This usually takes a few seconds.",
+  inReviewText: "The payment service is checking your transfer. This can take a while; there is no need to pay again.",
+  amount: "Amount to transfer",
+  bank: "Bank",
+  cardNumber: "Card number",
+  accountNumber: "Account number",
+  phoneNumber: "Phone number",
+  paymentLink: "Payment link",
+  requisite: "Payment details",
+  sbpPhone: "Phone number for SBP",
+  recipient: "Recipient",
+  timeLeft: "Time left to pay",
+  copy: "Copy",
+  copied: "Copied",
+  copiedAnnouncement: "Copied to the clipboard",
+  copyFailed: "Could not copy. Select the text and copy it yourself.",
+  copyAmount: "Copy amount",
+  copyCardNumber: "Copy card number",
+  copyAccountNumber: "Copy account number",
+  copyPhoneNumber: "Copy phone number",
+  copyPaymentLink: "Copy payment link",
+  copyRequisite: "Copy payment details",
+  copySbpPhone: "Copy SBP phone number",
+  windowEnded: "The payment window has ended. Checking the payment status…",
+  openPaymentPage: "Open the payment page",
+  payBySbpQr: "Pay by SBP QR",
+  sbpQrHint: "Scan the code with your bank's app, or on your phone tap the button and choose your bank.",
+  qrLabel: "QR code for this payment",
+  qrHint: "Scan the code with your phone to pay there.",
+  openPayLink: "Open the payment link",
+  openInBankApp: "Open in the bank app",
+  paidTitle: "Payment received",
+  paidText: "Thank you! Your payment has arrived.",
+  expiredTitle: "The payment window has closed",
+  expiredText: "No payment arrived in time. Do not transfer money to these details any more.",
+  canceledTitle: "These details are no longer valid",
+  canceledText: "This payment was canceled. Do not transfer money to the earlier details.",
+  failedTitle: "Payment could not be started",
+  failedText: "We could not get payment details. Try again or choose another payment method.",
+  loading: "Loading the payment details…",
+  loadError: "The payment status could not be loaded.",
+  retry: "Try again",
+  reconnecting: "Connection problem: retrying…",
+  noPayin: "This order is not paid by bank transfer.",
+  paidAmount: (amount) => `Credited: ${amount}`,
+  orderNumber: (id) => `Order #${id}`,
+  timeLeftWords: (total) => {
+    const [h, m, s] = splitSeconds(total)
+    const parts = [h ? enPlural(h, "hour") : "", m ? enPlural(m, "minute") : "", s || (!h && !m) ? enPlural(s, "second") : ""]
+    return `${parts.filter(Boolean).join(" ")} left`
+  },
+  bankName: defaultBankName,
+}
+
+const ru: Messages = {
+  title: "Оплата переводом",
+  statePending: "Получаем реквизиты для оплаты…",
+  stateAwaitingPayment: "Ждём ваш перевод",
+  stateInReview: "Платёж проверяется",
+  statePaid: "Оплачено",
+  stateExpired: "Не оплачено: время на оплату вышло",
+  stateCanceled: "Оплата отменена",
+  stateFailed: "Не удалось получить реквизиты",
+  instruction: "Переведите ровно эту сумму по реквизитам ниже, пока не истекло время.",
+  pendingText: "Банк подбирает реквизиты для перевода. Обычно это занимает несколько секунд.",
+  inReviewText: "Платёжный сервис проверяет ваш перевод. Это может занять время — платить повторно не нужно.",
+  amount: "Сумма перевода",
+  bank: "Банк",
+  cardNumber: "Номер карты",
+  accountNumber: "Номер счёта",
+  phoneNumber: "Номер телефона",
+  paymentLink: "Ссылка для оплаты",
+  requisite: "Реквизиты",
+  sbpPhone: "Телефон для перевода по СБП",
+  recipient: "Получатель",
+  timeLeft: "Осталось времени на оплату",
+  copy: "Скопировать",
+  copied: "Скопировано",
+  copiedAnnouncement: "Скопировано в буфер обмена",
+  copyFailed: "Не получилось скопировать. Выделите текст и скопируйте его вручную.",
+  copyAmount: "Скопировать сумму",
+  copyCardNumber: "Скопировать номер карты",
+  copyAccountNumber: "Скопировать номер счёта",
+  copyPhoneNumber: "Скопировать номер телефона",
+  copyPaymentLink: "Скопировать ссылку для оплаты",
+  copyRequisite: "Скопировать реквизиты",
+  copySbpPhone: "Скопировать телефон для СБП",
+  windowEnded: "Время на оплату закончилось. Проверяем, поступил ли платёж…",
+  openPaymentPage: "Перейти на страницу оплаты",
+  payBySbpQr: "Оплатить по QR-коду СБП",
+  sbpQrHint: "Отсканируйте код в приложении банка или, если вы с телефона, нажмите кнопку и выберите свой банк.",
+  qrLabel: "QR-код для оплаты",
+  qrHint: "Наведите камеру телефона на код, чтобы оплатить с него.",
+  openPayLink: "Открыть ссылку для оплаты",
+  openInBankApp: "Открыть в приложении банка",
+  paidTitle: "Оплата получена",
+  paidText: "Спасибо! Деньги поступили.",
+  expiredTitle: "Время на оплату истекло",
+  expiredText: "Перевод не поступил вовремя. Больше не переводите деньги по этим реквизитам.",
+  canceledTitle: "Эти реквизиты больше не действуют",
+  canceledText: "Платёж отменён. Не переводите деньги по прежним реквизитам.",
+  failedTitle: "Не удалось начать оплату",
+  failedText: "Мы не смогли получить реквизиты. Попробуйте ещё раз или выберите другой способ оплаты.",
+  loading: "Загружаем данные об оплате…",
+  loadError: "Не удалось загрузить статус оплаты.",
+  retry: "Повторить",
+  reconnecting: "Нет связи с магазином, пробуем ещё раз…",
+  noPayin: "Этот заказ оплачивается не переводом.",
+  paidAmount: (amount) => `Зачислено: ${amount}`,
+  orderNumber: (id) => `Заказ № ${id}`,
+  timeLeftWords: (total) => {
+    const [h, m, s] = splitSeconds(total)
+    const parts = [
+      h ? ruPlural(h, "час", "часа", "часов") : "",
+      m ? ruPlural(m, "минута", "минуты", "минут") : "",
+      s || (!h && !m) ? ruPlural(s, "секунда", "секунды", "секунд") : "",
+    ]
+    // "До конца оплаты" sidesteps agreeing a verb with the first number (осталась/осталось).
+    return `До конца оплаты ${parts.filter(Boolean).join(" ")}`
+  },
+  bankName: defaultBankName,
+}
+
+/** Built-in messages by locale. */
+export const payinMessages: Readonly<Record<PayinLocale, Messages>> = { en, ru }
+
+/**
+ * Messages for `locale` (anything starting with "ru" is Russian, the rest English) with
+ * `overrides` applied on top.
+ */
+export function getMessages(locale: string = "en", overrides?: Partial<Messages>): Messages {
+  const base = locale.toLowerCase().startsWith("ru") ? ru : en
+  if (!overrides) return base
+  const merged = { ...base }
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value !== undefined) (merged as Record<string, unknown>)[key] = value
+  }
+  return merged
+}
+
+/** What the shopper is told about a pay-in state (the status line). */
+export function stateText(state: PayinState, messages: Messages): string {
+  switch (state) {
+    case "pending":
+      return messages.statePending
+    case "awaiting_payment":
+      return messages.stateAwaitingPayment
+    case "in_review":
+      return messages.stateInReview
+    case "paid":
+      return messages.statePaid
+    case "expired":
+      return messages.stateExpired
+    case "canceled":
+      return messages.stateCanceled
+    case "failed":
+      return messages.stateFailed
+  }
+}
+
+/** Label and copy-button name for a requisite: "Card number" / "Copy card number", by method. */
+export function requisiteLabels(number: string, method: string | null | undefined, messages: Messages): { label: string; copyLabel: string } {
+  switch (requisiteKind(number, method)) {
+    case "card":
+      return { label: messages.cardNumber, copyLabel: messages.copyCardNumber }
+    case "account":
+      return { label: messages.accountNumber, copyLabel: messages.copyAccountNumber }
+    case "phone":
+      return { label: messages.phoneNumber, copyLabel: messages.copyPhoneNumber }
+    case "link":
+      return { label: messages.paymentLink, copyLabel: messages.copyPaymentLink }
+    default:
+      return { label: messages.requisite, copyLabel: messages.copyRequisite }
+  }
+}

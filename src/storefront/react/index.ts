@@ -1,0 +1,62 @@
+"use client"
+/**
+ * `medusa-plugin-payin/storefront/react`: React components for bank-transfer payment
+ * instructions, plus every helper of `medusa-plugin-payin/storefront`. This entry is a client
+ * module ("use client"): in React Server Components import the helpers from
+ * `medusa-plugin-payin/storefront` instead.
+ */
+// Named re-exports, not `export *`: Next.js refuses `export *` in a client boundary.
+export {
+  FINAL_PAYIN_STATES,
+  formatAmount,
+  formatRequisite,
+  copyValue,
+  requisiteKind,
+  timeLeft,
+  clockOffset,
+  formatDuration,
+  startCountdown,
+  pollPayinStatus,
+  paymentLinks,
+  qrPayload,
+  safeHttpsUrl,
+  safePaymentPageUrl,
+  qrSvg,
+  fromSessionData,
+  isPayinProvider,
+  createPayinStoreClient,
+  PayinStoreApiError,
+  payinMessages,
+  getMessages,
+  stateText,
+  requisiteLabels,
+  copyText,
+} from "../index"
+export type {
+  PayinBankOption,
+  PayinBanksResponse,
+  PayinOrderView,
+  PayinRequisiteView,
+  PayinState,
+  PayinStatusResponse,
+  PayinStatusView,
+  PayinStoreError,
+  RequisiteKind,
+  TimeLeft,
+  CountdownOptions,
+  PayinPollOptions,
+  PayinPoller,
+  PayinLinks,
+  QrSvg,
+  PayinStoreClient,
+  PayinStoreClientOptions,
+  PayinStoreRequest,
+  PayinStatusQuery,
+  PayinBanksQuery,
+  Messages,
+  PayinLocale,
+} from "../index"
+export { PayinInstructions, type PayinInstructionsProps } from "./instructions"
+export { PayinLiveInstructions, type PayinLiveInstructionsProps } from "./live-instructions"
+export { PAYIN_CSS, PAYIN_THEME } from "./styles"
+export { usePayinStatus, type UsePayinStatusOptions, type UsePayinStatusResult } from "./use-payin-status"

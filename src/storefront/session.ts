@@ -1,0 +1,79 @@
+import { FINAL_PAYIN_STATES, type PayinRequisiteView, type PayinState, type PayinStatusView } from "./types"
+
+/** Medusa payment provider ids of this plugin look like `pp_payin_<id>`. */
+const PROVIDER_PREFIX = "pp_payin_"
+
+/** Whether a Medusa payment provider id is one of this plugin's (`pp_payin_…`). */
+export function isPayinProvider(providerId: string | null | undefined): boolean {
+  return typeof providerId === "string" && providerId.startsWith(PROVIDER_PREFIX)
+}
+
+const str = (value: unknown): string | null => (typeof value === "string" && value ? value : null)
+
+function stateOf(data: Record<string, unknown>): PayinState {
+  const status = str(data.payin_status)
+  if (status === "closed") return "paid"
+  // cancelPayment marks the session; the store ended this pay-in, it must not be paid into.
+  if (data.payin_canceled === true) return "canceled"
+  if (status === "failed") return "failed"
+  if (status === "canceled") return "expired"
+  // The provider sets error_message once the pay-in can no longer be paid.
+  if (str(data.error_message)) return status ? "expired" : "failed"
+  switch (status) {
+    case "active":
+      return "awaiting_payment"
+    case "dispute":
+    case "checking":
+    case "re_calculation":
+      return "in_review"
+    default:
+      return "pending"
+  }
+}
+
+function requisiteOf(value: unknown): PayinRequisiteView | null {
+  if (!value || typeof value !== "object") return null
+  const r = value as Record<string, unknown>
+  const number = str(r.number)
+  if (!number) return null
+  return { bank: str(r.bank) ?? "", owner_name: str(r.owner_name) ?? "", number, sbp_number: str(r.sbp_number) }
+}
+
+/**
+ * A {@link PayinStatusView} from a payment session's `data` (what Medusa returns for the cart's
+ * payment session), so the instructions can be shown right after the session is created, before
+ * any order exists. Later answers of `GET /store/payin/status` supersede it.
+ *
+ * @param data - `payment_session.data` of a `pp_payin_…` session
+ * @param providerId - the session's `provider_id`
+ * @param nowMs - client time for `seconds_left` (default `Date.now()`)
+ */
+export function fromSessionData(
+  data: Record<string, unknown> | null | undefined,
+  providerId: string,
+  nowMs: number = Date.now()
+): PayinStatusView {
+  const d = data ?? {}
+  const state = stateOf(d)
+  const final = FINAL_PAYIN_STATES.includes(state)
+  const expiresAt = str(d.expires_at)
+  const expires = expiresAt ? Date.parse(expiresAt) : NaN
+  return {
+    provider_id: providerId,
+    payin_id: str(d.payin_id),
+    state,
+    service_status: str(d.payin_status) ?? "creating",
+    final,
+    amount: str(d.amount) ?? "",
+    currency: (str(d.currency) ?? "").toUpperCase(),
+    paid_amount: null,
+    method: str(d.method),
+    bank: str(d.bank),
+    requisite: final ? null : requisiteOf(d.requisite),
+    payment_page_url: final ? null : str(d.payment_page_url),
+    created_at: str(d.created_at) ?? "",
+    expires_at: expiresAt,
+    seconds_left: Number.isFinite(expires) && !final ? Math.max(0, Math.ceil((expires - nowMs) / 1000)) : 0,
+    paid_at: null,
+  }
+}

@@ -1,0 +1,151 @@
+import type { PayinBanksResponse, PayinStatusResponse, PayinStoreError } from "./types"
+
+/** `GET /store/payin/status`: a cart (before or after checkout) or an order. */
+export type PayinStatusQuery = { cart_id: string; order_id?: never } | { order_id: string; cart_id?: never }
+
+/** `GET /store/payin/banks`: for a cart, or for a currency before there is a cart. */
+export type PayinBanksQuery =
+  | { cart_id: string; currency_code?: never; provider_id?: string }
+  | { currency_code: string; cart_id?: never; provider_id?: string }
+
+/** Sends a GET to the store API and resolves with the parsed JSON body; throws on non-2xx. */
+export type PayinStoreRequest = (path: string, query: Record<string, string>) => Promise<unknown>
+
+export type PayinStoreClientOptions =
+  | {
+      /** Medusa's URL, e.g. `https://api.shop.example`. */
+      baseUrl: string
+      /** The sales channel's publishable API key (`pk_…`). */
+      publishableKey: string
+      /** A fetch implementation (default the global `fetch`). */
+      fetch?: typeof fetch
+      /** Extra headers, e.g. `authorization` for a logged-in customer. */
+      headers?: Record<string, string>
+    }
+  | {
+      /**
+       * Your own transport, e.g. `@medusajs/js-sdk`:
+       * `request: (path, query) => sdk.client.fetch(path, { query })`.
+       */
+      request: PayinStoreRequest
+    }
+
+export type PayinStoreClient = {
+  status(query: PayinStatusQuery): Promise<PayinStatusResponse>
+  banks(query: PayinBanksQuery): Promise<PayinBanksResponse>
+}
+
+const TYPE_BY_STATUS: Record<number, string> = {
+  400: "invalid_data",
+  401: "unauthorized",
+  403: "not_allowed",
+  404: "not_found",
+  409: "conflict",
+  422: "invalid_data",
+}
+
+/** A non-2xx answer of the store API, with Medusa's error body. */
+export class PayinStoreApiError extends Error {
+  override readonly name = "PayinStoreApiError"
+  /** HTTP status (0 when the answer could not be read). */
+  readonly status: number
+  /** Medusa's error type: `invalid_data`, `not_found`, `not_allowed`, `unauthorized`, … */
+  readonly type: string
+  /** A finer code when the server gives one (e.g. `payin_invalid_data`). */
+  readonly code?: string
+  /** Per-field problems of an invalid request. */
+  readonly fields?: { path: string; message: string }[]
+
+  constructor(status: number, body: Partial<PayinStoreError> | null, options?: { cause?: unknown }) {
+    super(body?.message || `The store API answered ${status || "with an error"}`)
+    if (options && "cause" in options) Object.defineProperty(this, "cause", { value: options.cause, configurable: true, writable: true })
+    this.status = status
+    this.type = body?.type || TYPE_BY_STATUS[status] || "unknown_error"
+    if (body?.code) this.code = body.code
+    if (Array.isArray(body?.fields)) this.fields = body.fields
+  }
+}
+
+function errorBody(value: unknown): Partial<PayinStoreError> | null {
+  if (!value || typeof value !== "object") return null
+  const v = value as Record<string, unknown>
+  return {
+    type: typeof v.type === "string" ? v.type : undefined,
+    message: typeof v.message === "string" ? v.message : undefined,
+    code: typeof v.code === "string" ? v.code : undefined,
+    fields: Array.isArray(v.fields) ? (v.fields as PayinStoreError["fields"]) : undefined,
+  }
+}
+
+function fetchRequest(options: { baseUrl: string; publishableKey: string; fetch?: typeof fetch; headers?: Record<string, string> }): PayinStoreRequest {
+  const base = options.baseUrl.replace(/\/+$/, "")
+  return async (path, query) => {
+    const doFetch = options.fetch ?? fetch
+    const search = new URLSearchParams(query).toString()
+    const response = await doFetch(`${base}${path}${search ? `?${search}` : ""}`, {
+      method: "GET",
+      headers: { accept: "application/json", ...options.headers, "x-publishable-api-key": options.publishableKey },
+    })
+    const body: unknown = await response.json().catch(() => null)
+    if (!response.ok) throw new PayinStoreApiError(response.status, errorBody(body))
+    return body
+  }
+}
+
+/** Errors of a custom transport with an HTTP status (js-sdk's FetchError) become typed errors. */
+function typed(error: unknown): unknown {
+  if (error instanceof PayinStoreApiError || !error || typeof error !== "object") return error
+  const status = (error as { status?: unknown }).status
+  if (typeof status !== "number") return error
+  return new PayinStoreApiError(status, errorBody(error), { cause: error })
+}
+
+function pick(query: Record<string, unknown>, keys: string[]): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const key of keys) {
+    const value = query[key]
+    if (typeof value === "string" && value) out[key] = value
+  }
+  return out
+}
+
+function exactlyOne(query: Record<string, string>, a: string, b: string): void {
+  if (!query[a] === !query[b]) throw new TypeError(`Pass exactly one of ${a} and ${b}`)
+}
+
+/**
+ * A small client for the plugin's store API routes. Non-2xx answers reject with a
+ * {@link PayinStoreApiError}.
+ *
+ * @example
+ * const payin = createPayinStoreClient({ baseUrl: "https://api.shop.example", publishableKey: "pk_…" })
+ * const { payin: view } = await payin.status({ order_id })
+ * @example
+ * // with @medusajs/js-sdk (its auth, headers and locale apply)
+ * const payin = createPayinStoreClient({ request: (path, query) => sdk.client.fetch(path, { query }) })
+ */
+export function createPayinStoreClient(options: PayinStoreClientOptions): PayinStoreClient {
+  const request = "request" in options ? options.request : fetchRequest(options)
+  const get = async <T>(path: string, query: Record<string, string>): Promise<T> => {
+    let body: unknown
+    try {
+      body = await request(path, query)
+    } catch (error) {
+      throw typed(error)
+    }
+    if (!body || typeof body !== "object") throw new PayinStoreApiError(0, { message: `Unexpected answer from ${path}` })
+    return body as T
+  }
+  return {
+    async status(query) {
+      const q = pick(query, ["cart_id", "order_id"])
+      exactlyOne(q, "cart_id", "order_id")
+      return get<PayinStatusResponse>("/store/payin/status", q)
+    },
+    async banks(query) {
+      const q = pick(query, ["cart_id", "currency_code", "provider_id"])
+      exactlyOne(q, "cart_id", "currency_code")
+      return get<PayinBanksResponse>("/store/payin/banks", q)
+    },
+  }
+}
