@@ -72,6 +72,41 @@ medusaIntegrationTestRunner({
         expect(existsSync(path.join(pluginDir, ".medusa/server/src/modules/payin/index.js"))).toBe(true)
       })
 
+      it("ships the storefront kit: helpers without React, the component with it (\"use client\" kept for Next.js)", () => {
+        const kitPath = require.resolve("medusa-plugin-payin/storefront", { paths: [store] })
+        expect(kitPath.startsWith(pluginDir)).toBe(true)
+        const kit = require(kitPath)
+        expect(kit.formatAmount("1790.00", "RUB", "ru")).toMatch(/^1\s790,00\s₽$/)
+        expect(kit.isPayinProvider("pp_payin_rub")).toBe(true)
+        expect(kit.qrSvg("https://qr.nspk.ru/AS1").path.length).toBeGreaterThan(100)
+        // the helpers entry must not pull React in (Vue/Svelte storefronts)
+        const { readFileSync } = require("fs")
+        expect(readFileSync(kitPath, "utf8")).not.toMatch(/require\("react/)
+        const reactPath = require.resolve("medusa-plugin-payin/storefront/react", { paths: [store] })
+        expect(readFileSync(reactPath, "utf8")).toMatch(/^"use strict";\s*"use client";|^"use client";/)
+        const { PayinInstructions } = require(reactPath)
+        const { createElement } = require("react")
+        const { renderToStaticMarkup } = require("react-dom/server")
+        const payin = kit.fromSessionData(
+          {
+            payin_id: "tx-1",
+            payin_status: "active",
+            amount: "1790.00",
+            currency: "RUB",
+            method: "card",
+            bank: "sberbank",
+            requisite: { bank: "sberbank", owner_name: "Anna K.", number: "2202201234567890", sbp_number: null },
+            payment_page_url: null,
+            created_at: new Date().toISOString(),
+            expires_at: new Date(Date.now() + 600_000).toISOString(),
+          },
+          "pp_payin_rub"
+        )
+        const html = renderToStaticMarkup(createElement(PayinInstructions, { payin, locale: "en" }))
+        expect(html).toContain('data-state="awaiting_payment"')
+        expect(html).toContain("2202 2012 3456 7890")
+      })
+
       it("registers every provider instance of the helper, enabled, from the installed package", async () => {
         const headers = await adminHeaders(getContainer(), api)
         const { data } = await api.get("/admin/payments/payment-providers?limit=100", headers)

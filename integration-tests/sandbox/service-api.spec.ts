@@ -118,15 +118,17 @@ describe("sandbox service API over HTTP", () => {
     expect(sandbox.transactions()).toHaveLength(0)
   })
 
-  it("lists banks as { name, methods } that the pay-in bank field accepts", async () => {
+  it("lists banks as { name, methods, currencies } that the pay-in bank field accepts", async () => {
     const res = await call(base, "GET", "/payment/trading/banks")
     expect(res.status).toBe(200)
     expect(Array.isArray(res.body)).toBe(true)
     expect(res.body.length).toBeGreaterThanOrEqual(3)
     const methods = ["account", "card", "deeplink", "link", "phone_number", "qr", "quasi", "mobile_comm"]
     for (const bank of res.body) {
-      expect(Object.keys(bank).sort()).toEqual(["methods", "name"])
+      expect(Object.keys(bank).sort()).toEqual(["currencies", "methods", "name"])
       expect(typeof bank.name).toBe("string")
+      expect(bank.currencies.length).toBeGreaterThan(0)
+      for (const c of bank.currencies) expect(c).toMatch(/^[A-Z]{3}$/)
       expect(bank.methods.length).toBeGreaterThan(0)
       for (const m of bank.methods) expect(methods).toContain(m)
     }

@@ -53,9 +53,13 @@ export function findBank(name: string): BankEntry | undefined {
   return BANK_BY_NAME.get(name.toLowerCase())
 }
 
-/** The public banks list: `{ name, methods }`. */
-export function bankList(): { name: string; methods: string[] }[] {
-  return BANKS.map((b) => ({ name: b.name, methods: [...b.methods] }))
+/**
+ * The public banks list: `{ name, methods, currencies }`. The spec does not show the shape; the
+ * sandbox names the currencies each bank serves so a store can offer only the banks of its cart's
+ * currency (what a pay-in in another currency would refuse anyway).
+ */
+export function bankList(): { name: string; methods: string[]; currencies: string[] }[] {
+  return BANKS.map((b) => ({ name: b.name, methods: [...b.methods], currencies: [...b.currencies] }))
 }
 
 export function currencyList(): CurrencyEntry[] {

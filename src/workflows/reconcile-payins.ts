@@ -5,7 +5,7 @@ import { PayinClient } from "../client/client"
 import { PayinServiceError, errorMessage } from "../client/errors"
 import { Transaction } from "../client/schemas"
 import type PayinModuleService from "../modules/payin/service"
-import type { LedgerRow } from "../modules/payin/service"
+import type { LedgerRow, StatusSource } from "../modules/payin/service"
 import { OPEN_STATUSES } from "../modules/payin/transitions"
 import { applyPayinEvent } from "./apply-payin-event"
 import { instanceIdOf, retryWebhookInbox } from "./webhook-inbox"
@@ -188,7 +188,7 @@ export type ReconcileOneResult = {
 export async function reconcilePayin(
   container: MedusaContainer,
   ledgerId: string,
-  source: "admin" | "lookup" = "admin"
+  source: Exclude<StatusSource, "create" | "webhook"> = "admin"
 ): Promise<ReconcileOneResult> {
   const ledger = container.resolve<PayinModuleService>(PAYIN_MODULE)
   const row = (await ledger.retrievePayinTransaction(ledgerId)) as unknown as LedgerRow

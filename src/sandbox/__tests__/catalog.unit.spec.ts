@@ -11,7 +11,9 @@ describe("catalog", () => {
     expect(findCurrency("rub")?.fiatCurrency).toBe("RUB")
     expect(findCurrency("xxx")).toBeUndefined()
     expect(findBank("SBERBANK")?.name).toBe("sberbank")
-    expect(bankList().map((b) => Object.keys(b).sort())).toEqual(BANKS.map(() => ["methods", "name"]))
+    expect(bankList().map((b) => Object.keys(b).sort())).toEqual(BANKS.map(() => ["currencies", "methods", "name"]))
+    expect(bankList().find((b) => b.name === "kaspi")?.currencies).toEqual(["KZT"])
+    expect(bankList().every((b) => b.currencies.length > 0 && b.currencies.every((c) => findCurrency(c)?.fiatCurrency === c))).toBe(true)
     expect(currencyList().every((c) => /^[A-Z]{3}$/.test(c.fiatCurrency) && c.cryptoCurrency === c.cryptoCurrency.toLowerCase())).toBe(true)
   })
 

@@ -1,39 +1,16 @@
 import { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { MedusaError } from "@medusajs/framework/utils"
-import { z } from "zod"
-import { PAYIN_MODULE, payinProviderId } from "../../../../medusa-plugin.config"
+import { payinProviderId } from "../../../../medusa-plugin.config"
 import { PayinServiceError } from "../../../client/errors"
 import type PayinModuleService from "../../../modules/payin/service"
 import type { EffectiveProviderSettings, LedgerRow } from "../../../modules/payin/service"
 import { ENCRYPTION_ENV } from "../../../modules/payin/secrets"
-import { FieldError, SettingsValidationError, zodFields } from "../../../modules/payin/settings"
+import { SettingsValidationError } from "../../../modules/payin/settings"
+import { invalid, notFound, payinModule } from "../../utils"
 
-export function payinModule(req: MedusaRequest): PayinModuleService {
-  return req.scope.resolve<PayinModuleService>(PAYIN_MODULE)
-}
-
-/** 400 with the fields that failed: `{ type, message, fields: [{ path, message }] }`. */
-export function invalid(res: MedusaResponse, fields: FieldError[]): void {
-  res.status(400).json({
-    type: MedusaError.Types.INVALID_DATA,
-    message: fields.map((f) => (f.path ? `${f.path}: ${f.message}` : f.message)).join("; "),
-    fields,
-  })
-}
-
-export function notFound(res: MedusaResponse, message: string): void {
-  res.status(404).json({ type: MedusaError.Types.NOT_FOUND, message })
-}
-
-/** Parses a body or query with a zod schema; answers 400 naming the fields and returns null when it fails. */
-export function parseOr400<S extends z.ZodType>(res: MedusaResponse, schema: S, input: unknown): z.output<S> | null {
-  const result = schema.safeParse(input ?? {})
-  if (!result.success) {
-    invalid(res, zodFields(result.error))
-    return null
-  }
-  return result.data
-}
+// The generic helpers live in src/api/utils.ts (shared with the store routes); the admin routes
+// keep importing them from here.
+export { invalid, notFound, parseOr400, payinModule } from "../../utils"
 
 /** Runs a settings change; validation errors become 400s naming the field. */
 export async function settingsChange<T>(res: MedusaResponse, fn: () => Promise<T>): Promise<T | null> {

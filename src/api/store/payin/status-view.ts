@@ -1,0 +1,155 @@
+import { FINAL_PAYIN_STATES } from "../../../storefront/types"
+import type { PayinRequisiteView, PayinState, PayinStatusView } from "../../../storefront/types"
+
+/**
+ * A ledger row as the shopper may see it (pure). Only the fields of PayinStatusView leave the
+ * server: never the merchant fee, crypto amounts, flags, payer info or the service's raw data.
+ */
+
+/** The ledger columns the view reads (rows from SQL or from the module's retrieve both fit). */
+export type StatusRow = {
+  provider_id: string
+  service_id: string | null
+  status: string
+  amount?: unknown
+  raw_amount?: { value?: unknown } | null
+  currency_code: string
+  fiat_amount: string | null
+  fiat_currency?: unknown
+  method?: unknown
+  bank?: unknown
+  requisite: Record<string, unknown> | null
+  payment_page_url: string | null
+  expires_at: Date | string | null
+  created_at?: unknown
+  status_changed_at?: unknown
+  session_deleted_at: Date | string | null
+  store_canceled_at: Date | string | null
+  recalculated_at: Date | string | null
+}
+
+/** Where the shopper can still pay, or the outcome is still open: requisites are shown. */
+const PAYABLE_STATES: ReadonlySet<PayinState> = new Set(["pending", "awaiting_payment", "in_review"])
+
+/**
+ * The shopper's state of a ledger row. A pay-in the store ended (order canceled, expired by the
+ * store) or whose session Medusa deleted (the cart changed) is `canceled` while the service still
+ * holds it open: paying into it would be a stray payment.
+ */
+export function payinState(row: Pick<StatusRow, "status" | "store_canceled_at" | "session_deleted_at">): PayinState {
+  const endedByStore = Boolean(row.store_canceled_at || row.session_deleted_at)
+  switch (row.status) {
+    case "creating":
+      return endedByStore ? "canceled" : "pending"
+    case "active":
+      return endedByStore ? "canceled" : "awaiting_payment"
+    case "closed":
+      return "paid"
+    case "dispute":
+    case "checking":
+    case "re_calculation":
+      return "in_review"
+    case "canceled":
+      return "expired"
+    case "failed":
+      return "failed"
+    default:
+      // a status this version does not know: still open as far as the shopper can tell
+      return "in_review"
+  }
+}
+
+export function isFinalState(state: PayinState): boolean {
+  return FINAL_PAYIN_STATES.includes(state)
+}
+
+/** Whole seconds until `expiresAt` (0 when over, unknown, or the pay-in is not awaiting payment). */
+export function secondsLeft(state: PayinState, expiresAt: Date | string | null, now: Date): number {
+  const expires = toDate(expiresAt)
+  if (state !== "awaiting_payment" || !expires) return 0
+  return Math.max(0, Math.floor((expires.getTime() - now.getTime()) / 1000))
+}
+
+export type StatusViewContext = {
+  now: Date
+  /**
+   * The fiat amount of the service's first answer about this pay-in, when the row was
+   * recalculated since (`fiat_amount` then holds the new amount). Null when unknown.
+   */
+  originalFiatAmount?: string | null
+}
+
+export function toStatusView(row: StatusRow, context: StatusViewContext): PayinStatusView {
+  const state = payinState(row)
+  const payable = PAYABLE_STATES.has(state)
+  const recalculated = Boolean(row.recalculated_at)
+  // What the shopper was asked to transfer: the service's amount (with a fiatAmountRange it picks
+  // one inside the range, so not necessarily the order total), as first assigned; the session
+  // total while the service has not answered yet.
+  const sessionAmount = decimal2(row.raw_amount?.value ?? row.amount)
+  const amount = recalculated
+    ? (decimal2(context.originalFiatAmount) ?? sessionAmount ?? decimal2(row.fiat_amount))
+    : (decimal2(row.fiat_amount) ?? sessionAmount)
+  return {
+    provider_id: row.provider_id,
+    payin_id: row.service_id ?? null,
+    state,
+    service_status: row.status,
+    final: isFinalState(state),
+    amount: amount ?? "0.00",
+    currency: String(text(row.fiat_currency) ?? row.currency_code).toUpperCase(),
+    paid_amount: recalculated ? decimal2(row.fiat_amount) : null,
+    method: text(row.method),
+    bank: text(row.bank) ?? text(row.requisite?.bank),
+    requisite: payable ? requisiteView(row.requisite) : null,
+    payment_page_url: payable ? (row.payment_page_url ?? null) : null,
+    created_at: iso(row.created_at) ?? context.now.toISOString(),
+    expires_at: iso(row.expires_at),
+    seconds_left: secondsLeft(state, row.expires_at, context.now),
+    paid_at: row.status === "closed" ? iso(row.status_changed_at) : null,
+  }
+}
+
+function requisiteView(requisite: Record<string, unknown> | null): PayinRequisiteView | null {
+  if (!requisite) return null
+  const number = text(requisite.requisites)
+  if (!number) return null
+  return {
+    bank: text(requisite.bank) ?? "",
+    owner_name: text(requisite.ownerName) ?? "",
+    number,
+    sbp_number: text(requisite.sbpNumber),
+  }
+}
+
+function text(value: unknown): string | null {
+  return typeof value === "string" && value !== "" ? value : null
+}
+
+function toDate(value: unknown): Date | null {
+  if (value === null || value === undefined || value === "") return null
+  const date = value instanceof Date ? value : new Date(value as string)
+  return Number.isNaN(date.getTime()) ? null : date
+}
+
+function iso(value: unknown): string | null {
+  return toDate(value)?.toISOString() ?? null
+}
+
+/** A decimal amount as a 2-decimal string ("1790.00"); null when absent or not a number. */
+export function decimal2(value: unknown): string | null {
+  if (value === null || value === undefined || value === "") return null
+  const s = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : null
+  if (s === null || !/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(s)) {
+    return null
+  }
+  if (/e/i.test(s)) {
+    return Number(s).toFixed(2)
+  }
+  // exact decimal arithmetic on the digits: round half up at 2 fraction digits
+  const negative = s.startsWith("-")
+  const [int, frac = ""] = s.replace(/^-/, "").split(".")
+  const cents = BigInt(int + (frac + "00").slice(0, 2)) + (Number(frac[2] ?? "0") >= 5 ? 1n : 0n)
+  const digits = cents.toString().padStart(3, "0")
+  return `${negative && cents !== 0n ? "-" : ""}${digits.slice(0, -2)}.${digits.slice(-2)}`
+}

@@ -1,0 +1,120 @@
+import { MedusaStoreRequest, MedusaResponse } from "@medusajs/framework/http"
+import { MedusaContainer } from "@medusajs/framework/types"
+import { errorMessage } from "../../../../client/errors"
+import type PayinModuleService from "../../../../modules/payin/service"
+import type { LedgerRow } from "../../../../modules/payin/service"
+import type { PayinStatusResponse } from "../../../../storefront/types"
+import { reconcilePayin } from "../../../../workflows/reconcile-payins"
+import { notFound, parseOr400, payinModule } from "../../../utils"
+import { cartIdOfOrder, currentLedgerRow, findCart, findOrder, orderIdOfCart, orderView } from "../lookups"
+import { LookupThrottle, dueForLookup } from "../refresh"
+import { inSalesChannels } from "../scope"
+import { StatusRow, isFinalState, payinState, toStatusView } from "../status-view"
+import { statusQuerySchema } from "../validators"
+
+/** Lookups made on poll, per Medusa process: one per pay-in per 15 s, however many tabs poll. */
+const throttle = new LookupThrottle()
+/** At most one warning a minute about failed lookups (a down service must not flood the log). */
+const WARN_INTERVAL_MS = 60_000
+let lastWarnAt = 0
+let suppressedWarnings = 0
+
+/**
+ * GET /store/payin/status?cart_id=… | ?order_id=…
+ *
+ * The pay-in of a cart or order as the shopper may see it, with the order placed from the cart.
+ * The id is the capability, as in Medusa's own GET /store/carts/:id and /store/orders/:id, within
+ * the publishable key's sales channels. A pay-in still open whose window passed, or older than
+ * `reconcileAfterSeconds`, is looked up at the service first (its webhook may be lost).
+ * 400 for an invalid query, 404 for an unknown cart or order or one of another sales channel.
+ */
+export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise<void> {
+  const query = parseOr400(res, statusQuerySchema, req.query)
+  if (!query) return
+  const channels = req.publishable_key_context?.sales_channel_ids
+  const ledger = payinModule(req)
+
+  let cartId: string | null
+  let orderId: string | null
+  let collectionIds: string[]
+  if (query.cart_id) {
+    const cart = await findCart(req.scope, query.cart_id)
+    if (!cart || !inSalesChannels(cart.sales_channel_id, channels)) {
+      notFound(res, `Cart with id: ${query.cart_id} was not found`)
+      return
+    }
+    cartId = cart.id
+    orderId = await orderIdOfCart(req.scope, cart.id)
+    const order = orderId ? await findOrder(req.scope, orderId) : null
+    collectionIds = [...(cart.payment_collection_id ? [cart.payment_collection_id] : []), ...(order?.payment_collection_ids ?? [])]
+  } else {
+    const order = await findOrder(req.scope, query.order_id!)
+    if (!order || !inSalesChannels(order.sales_channel_id, channels)) {
+      notFound(res, `Order with id: ${query.order_id} was not found`)
+      return
+    }
+    orderId = order.id
+    cartId = await cartIdOfOrder(req.scope, order.id)
+    collectionIds = order.payment_collection_ids
+  }
+
+  let row = await currentLedgerRow(ledger, { paymentCollectionIds: [...new Set(collectionIds)], orderId })
+  if (row) {
+    row = await refreshIfDue(req.scope, ledger, row)
+  }
+  const now = new Date()
+  const body: PayinStatusResponse = {
+    cart_id: cartId,
+    // read after the refresh: a lookup that found the pay-in paid has captured the order
+    order: orderId ? await orderView(req.scope, orderId) : null,
+    payin: row
+      ? toStatusView(row as unknown as StatusRow, { now, originalFiatAmount: await originalFiatAmount(ledger, row) })
+      : null,
+    server_time: now.toISOString(),
+  }
+  res.json(body)
+}
+
+/**
+ * Looks a not-final pay-in up at the service when it is due (see dueForLookup) and this process
+ * has not done so in the last 15 s, through the same apply-path as webhooks; answers the ledger
+ * as it is afterwards. A service error leaves the ledger as it was.
+ */
+async function refreshIfDue(scope: MedusaContainer, ledger: PayinModuleService, row: LedgerRow): Promise<LedgerRow> {
+  const now = new Date()
+  const final = isFinalState(payinState(row as unknown as StatusRow))
+  const { reconcileAfterSeconds } = await ledger.effectivePluginOptions()
+  if (!dueForLookup(row, final, now, reconcileAfterSeconds) || !throttle.tryAcquire(row.id, now.getTime())) {
+    return row
+  }
+  try {
+    await reconcilePayin(scope, row.id, "store")
+  } catch (error) {
+    warn(scope, `payin: looking up ${row.id} on a status poll failed: ${errorMessage(error)}`)
+    return row
+  }
+  return (await ledger.retrievePayinTransaction(row.id)) as unknown as LedgerRow
+}
+
+/** The amount of the service's first answer, needed only once a recalculation replaced it on the row. */
+async function originalFiatAmount(ledger: PayinModuleService, row: LedgerRow): Promise<string | null> {
+  if (!row.recalculated_at) return null
+  const history = (await ledger.listPayinStatusChanges(
+    { transaction_id: row.id } as never,
+    { order: { created_at: "ASC" }, take: 20, select: ["id", "service_data", "created_at"] }
+  )) as unknown as { service_data: { fiatAmount?: unknown } | null }[]
+  const first = history.find((h) => typeof h.service_data?.fiatAmount === "string")
+  return (first?.service_data?.fiatAmount as string | undefined) ?? null
+}
+
+function warn(scope: MedusaContainer, message: string): void {
+  const now = Date.now()
+  if (now - lastWarnAt < WARN_INTERVAL_MS) {
+    suppressedWarnings++
+    return
+  }
+  const suppressed = suppressedWarnings
+  lastWarnAt = now
+  suppressedWarnings = 0
+  scope.resolve("logger").warn(suppressed ? `${message} (${suppressed} similar warnings suppressed)` : message)
+}

@@ -1,0 +1,48 @@
+import { z } from "zod"
+
+/** Query strings of the store routes: strict (an unknown parameter is a 400 naming it). */
+
+const id = (name: string) =>
+  z
+    .string({ error: `${name} must be a single id` })
+    .trim()
+    .min(1, { message: `${name} must not be empty` })
+    .max(100, { message: `${name} is too long` })
+
+/** "Exactly one of a or b", reported on both fields so a client sees which ones are involved. */
+function exactlyOne<K extends string>(a: K, b: K) {
+  return (query: Partial<Record<K, unknown>>, ctx: z.RefinementCtx) => {
+    const given = [a, b].filter((k) => query[k] !== undefined)
+    if (given.length === 1) return
+    const message = given.length ? `give only one of ${a} or ${b}` : `${a} or ${b} is required`
+    for (const path of [a, b]) {
+      ctx.addIssue({ code: "custom", path: [path], message })
+    }
+  }
+}
+
+/** GET /store/payin/banks */
+export const banksQuerySchema = z
+  .object({
+    cart_id: id("cart_id").optional(),
+    currency_code: z
+      .string({ error: "currency_code must be a single 3-letter code" })
+      .trim()
+      .regex(/^[A-Za-z]{3}$/, { message: "currency_code must be a 3-letter ISO 4217 code such as rub" })
+      .transform((v) => v.toUpperCase())
+      .optional(),
+    provider_id: id("provider_id").optional(),
+  })
+  .strict()
+  .superRefine(exactlyOne("cart_id", "currency_code"))
+export type BanksQuery = z.infer<typeof banksQuerySchema>
+
+/** GET /store/payin/status */
+export const statusQuerySchema = z
+  .object({
+    cart_id: id("cart_id").optional(),
+    order_id: id("order_id").optional(),
+  })
+  .strict()
+  .superRefine(exactlyOne("cart_id", "order_id"))
+export type StatusQuery = z.infer<typeof statusQuerySchema>

@@ -1,0 +1,38 @@
+import { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
+import { MedusaError } from "@medusajs/framework/utils"
+import { z } from "zod"
+import { PAYIN_MODULE } from "../../medusa-plugin.config"
+import type PayinModuleService from "../modules/payin/service"
+import { FieldError, zodFields } from "../modules/payin/settings"
+
+/**
+ * Helpers shared by the plugin's admin and store routes, so both answer errors in one shape
+ * (Medusa's: `{ type, message }`, plus `fields` naming what was invalid).
+ */
+
+export function payinModule(req: MedusaRequest): PayinModuleService {
+  return req.scope.resolve<PayinModuleService>(PAYIN_MODULE)
+}
+
+/** 400 with the fields that failed: `{ type, message, fields: [{ path, message }] }`. */
+export function invalid(res: MedusaResponse, fields: FieldError[]): void {
+  res.status(400).json({
+    type: MedusaError.Types.INVALID_DATA,
+    message: fields.map((f) => (f.path ? `${f.path}: ${f.message}` : f.message)).join("; "),
+    fields,
+  })
+}
+
+export function notFound(res: MedusaResponse, message: string): void {
+  res.status(404).json({ type: MedusaError.Types.NOT_FOUND, message })
+}
+
+/** Parses a body or query with a zod schema; answers 400 naming the fields and returns null when it fails. */
+export function parseOr400<S extends z.ZodType>(res: MedusaResponse, schema: S, input: unknown): z.output<S> | null {
+  const result = schema.safeParse(input ?? {})
+  if (!result.success) {
+    invalid(res, zodFields(result.error))
+    return null
+  }
+  return result.data
+}
