@@ -8,7 +8,6 @@ import path from "path"
 import { performance } from "perf_hooks"
 import { setFlagsFromString } from "v8"
 import { runInNewContext } from "vm"
-import { Pool } from "undici"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { generateEntityId } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
@@ -17,6 +16,7 @@ import { sign } from "../../src/client/signature"
 import type { RunningSandbox } from "../../src/sandbox"
 import { reconcilePayins } from "../../src/workflows/reconcile-payins"
 import { sandboxForApp } from "../support/sandbox"
+import { rate } from "./rate"
 import { recordLines } from "./record"
 
 jest.setTimeout(900_000)
@@ -26,36 +26,6 @@ const PENDING = Number(process.env.BENCH_PENDING || 10_000)
 const SECONDS = Number(process.env.BENCH_SECONDS || 5)
 let sandbox: RunningSandbox
 sandboxForApp(KEY, { requisitesPerMethod: 1000, webhookUrl: null }, (s) => (sandbox = s))
-
-/** Requests per second over `seconds` with `connections` in flight; `next(i)` builds request i. */
-async function rate(
-  base: string,
-  connections: number,
-  seconds: number,
-  next: (i: number) => { method: "GET" | "POST"; path: string; headers?: Record<string, string>; body?: string } | null
-): Promise<{ rps: number; count: number; statuses: Record<number, number> }> {
-  const pool = new Pool(base, { connections })
-  const deadline = performance.now() + seconds * 1000
-  const statuses: Record<number, number> = {}
-  let i = 0
-  let count = 0
-  const started = performance.now()
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (performance.now() < deadline) {
-        const req = next(i++)
-        if (!req) return
-        const res = await pool.request(req)
-        await res.body.text()
-        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1
-        count++
-      }
-    })
-  )
-  const elapsed = (performance.now() - started) / 1000
-  await pool.close()
-  return { rps: count / elapsed, count, statuses }
-}
 
 medusaIntegrationTestRunner({
   inApp: true,
