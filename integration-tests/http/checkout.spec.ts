@@ -6,11 +6,10 @@ import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { sign } from "../../src/client/signature"
-import { closePayinPools } from "../../src/client/client"
 import type { RunningSandbox } from "../../src/sandbox"
 import { DemoSeedResult, seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN, adminHeaders } from "../support/admin"
-import { control, payinsOfSession, startTestSandbox } from "../support/sandbox"
+import { control, payinsOfSession, startTestSandbox, twoSandboxesForApp } from "../support/sandbox"
 import { Storefront } from "../support/storefront"
 
 jest.setTimeout(180_000)
@@ -20,20 +19,9 @@ const SECOND_KEY = "test-key-second-9876543210"
 let sandbox: RunningSandbox
 let second: RunningSandbox
 
-beforeAll(async () => {
-  sandbox = await startTestSandbox(KEY)
-  second = await startTestSandbox(SECOND_KEY)
-  process.env.PAYIN_API_KEY = KEY
-  process.env.PAYIN_BASE_URL = sandbox.url
-  process.env.PAYIN_SECOND_API_KEY = SECOND_KEY
-  process.env.PAYIN_SECOND_BASE_URL = second.url
-  process.env.PAYIN_TIMEOUT_MS = "1500"
-})
-
-afterAll(async () => {
-  await sandbox?.close()
-  await second?.close()
-  await closePayinPools()
+twoSandboxesForApp({ default: KEY, second: SECOND_KEY }, (s) => {
+  sandbox = s.default
+  second = s.second
 })
 
 medusaIntegrationTestRunner({

@@ -11,12 +11,11 @@ import {
   linkSalesChannelsToApiKeyWorkflow,
 } from "@medusajs/medusa/core-flows"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
-import { closePayinPools } from "../../src/client/client"
 import type { RunningSandbox } from "../../src/sandbox"
 import type { PayinBanksResponse, PayinStatusResponse, PayinStoreError } from "../../src/storefront/types"
 import { DemoSeedResult, seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN, adminHeaders } from "../support/admin"
-import { control, payinsOfSession, startTestSandbox } from "../support/sandbox"
+import { control, payinsOfSession, startTestSandbox, twoSandboxesForApp } from "../support/sandbox"
 import { Storefront } from "../support/storefront"
 
 jest.setTimeout(180_000)
@@ -28,20 +27,9 @@ const ALL_METHODS = ["account", "card", "deeplink", "link", "mobile_comm", "phon
 let sandbox: RunningSandbox
 let second: RunningSandbox
 
-beforeAll(async () => {
-  sandbox = await startTestSandbox(KEY)
-  second = await startTestSandbox(SECOND_KEY)
-  process.env.PAYIN_API_KEY = KEY
-  process.env.PAYIN_BASE_URL = sandbox.url
-  process.env.PAYIN_SECOND_API_KEY = SECOND_KEY
-  process.env.PAYIN_SECOND_BASE_URL = second.url
-  process.env.PAYIN_TIMEOUT_MS = "1500"
-})
-
-afterAll(async () => {
-  await sandbox?.close()
-  await second?.close()
-  await closePayinPools()
+twoSandboxesForApp({ default: KEY, second: SECOND_KEY }, (s) => {
+  sandbox = s.default
+  second = s.second
 })
 
 medusaIntegrationTestRunner({

@@ -51,3 +51,25 @@ export function sandboxForApp(apiKey: string, merchant: MerchantPatch | undefine
     await closePayinPools()
   })
 }
+
+/**
+ * Two sandboxes (the app's "default" and "second" provider instances, two merchant accounts),
+ * started before the spec's Medusa app boots and stopped after; `use` receives them.
+ */
+export function twoSandboxesForApp(keys: { default: string; second: string }, use: (sandboxes: { default: RunningSandbox; second: RunningSandbox }) => void): void {
+  let started: { default: RunningSandbox; second: RunningSandbox } | undefined
+  beforeAll(async () => {
+    started = { default: await startTestSandbox(keys.default), second: await startTestSandbox(keys.second) }
+    process.env.PAYIN_API_KEY = keys.default
+    process.env.PAYIN_BASE_URL = started.default.url
+    process.env.PAYIN_SECOND_API_KEY = keys.second
+    process.env.PAYIN_SECOND_BASE_URL = started.second.url
+    process.env.PAYIN_TIMEOUT_MS = "1500"
+    use(started)
+  })
+  afterAll(async () => {
+    await started?.default.close()
+    await started?.second.close()
+    await closePayinPools()
+  })
+}
