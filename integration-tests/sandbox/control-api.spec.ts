@@ -173,6 +173,197 @@ describe("sandbox control API: clock, merchant, faults, listings", () => {
     })
   })
 
+  describe("next pay-in override", () => {
+    const nextPayIn = (method: "GET" | "POST" | "DELETE", body?: unknown) =>
+      call(base, method, "/_sandbox/next-payin", { apiKey: null, ...(body !== undefined ? { body } : {}) })
+
+    afterEach(async () => {
+      await nextPayIn("DELETE")
+    })
+
+    it("overrides the amount only: fiatAmount and the crypto amounts follow, the currency stays", async () => {
+      const queued = await nextPayIn("POST", { fiatAmount: "1929.00" })
+      expect(queued.status).toBe(200)
+      expect(queued.body).toEqual({ pending: [{ fiatAmount: "1929.00", count: 1 }] })
+      const tx = await create({ fiatAmount: 1500, fiatCurrency: "RUB" })
+      // 1929.00 RUB at 96.45 = 20 USDT; fee 2.5 %.
+      expect(tx).toMatchObject({
+        fiatAmount: "1929.00",
+        fiatCurrency: "RUB",
+        currencyRate: "96.45",
+        cryptoAmount: "20000000",
+        merchantFee: "500000",
+        status: "active",
+      })
+      expect(tx.requisite.fiatCurrency).toBe("RUB")
+      expect((await call(base, "GET", `/payment/trading/${tx.id}`)).body).toEqual(tx)
+      expect((await nextPayIn("GET")).body).toEqual({ pending: [] })
+      // Consumed: the next creation is normal again.
+      expect(await create({ fiatAmount: 1500 })).toMatchObject({ fiatAmount: "1500.00", fiatCurrency: "RUB" })
+    })
+
+    it("overrides the currency only: the amount stays, rate and crypto amounts are the other currency's", async () => {
+      expect((await nextPayIn("POST", { fiatCurrency: "usd" })).body).toEqual({ pending: [{ fiatCurrency: "USD", count: 1 }] })
+      const tx = await create({ fiatAmount: 1500, fiatCurrency: "RUB", bank: "sberbank" })
+      expect(tx).toMatchObject({
+        fiatAmount: "1500.00",
+        fiatCurrency: "USD",
+        currencyRate: "1.00",
+        cryptoAmount: "1500000000",
+        merchantFee: "37500000",
+        bank: "wise",
+      })
+      expect(tx.requisite.fiatCurrency).toBe("USD")
+    })
+
+    it("overrides both (a number amount is accepted), also for a fiatAmountRange request", async () => {
+      await nextPayIn("POST", { fiatAmount: 92, fiatCurrency: "EUR" })
+      const tx = await create({ fiatAmount: undefined, fiatAmountRange: { min: 1000, max: 2000 }, fiatCurrency: "RUB" })
+      expect(tx).toMatchObject({ fiatAmount: "92.00", fiatCurrency: "EUR", currencyRate: "0.92", cryptoAmount: "100000000", merchantFee: "2500000" })
+    })
+
+    it("applies an override with count 2 to two creations, FIFO before the next one, then creation is normal", async () => {
+      await nextPayIn("POST", { fiatAmount: "10.00", count: 2 })
+      const both = await nextPayIn("POST", { fiatCurrency: "KZT" })
+      expect(both.body).toEqual({ pending: [{ fiatAmount: "10.00", count: 2 }, { fiatCurrency: "KZT", count: 1 }] })
+      const first = await create({ fiatAmount: 100 })
+      expect((await nextPayIn("GET")).body.pending[0]).toEqual({ fiatAmount: "10.00", count: 1 })
+      const second = await create({ fiatAmount: 200 })
+      const third = await create({ fiatAmount: 300 })
+      const fourth = await create({ fiatAmount: 400 })
+      expect([first, second, third, fourth].map((t) => [t.fiatAmount, t.fiatCurrency])).toEqual([
+        ["10.00", "RUB"],
+        ["10.00", "RUB"],
+        ["300.00", "KZT"],
+        ["400.00", "RUB"],
+      ])
+      expect((await nextPayIn("GET")).body).toEqual({ pending: [] })
+    })
+
+    it("lists with GET, clears with DELETE and with POST /_sandbox/reset", async () => {
+      expect((await nextPayIn("GET")).body).toEqual({ pending: [] })
+      await nextPayIn("POST", { fiatAmount: "5.55", fiatCurrency: "uzs", count: 3 })
+      const listed = await nextPayIn("GET")
+      expect(listed.status).toBe(200)
+      expect(listed.body).toEqual({ pending: [{ fiatAmount: "5.55", fiatCurrency: "UZS", count: 3 }] })
+      const cleared = await nextPayIn("DELETE")
+      expect(cleared.status).toBe(200)
+      expect(cleared.body).toEqual({ pending: [] })
+      expect(await create({ fiatAmount: 77 })).toMatchObject({ fiatAmount: "77.00", fiatCurrency: "RUB" })
+
+      await nextPayIn("POST", { fiatAmount: 1 })
+      expect((await call(base, "POST", "/_sandbox/reset", { apiKey: null })).status).toBe(200)
+      expect((await nextPayIn("GET")).body).toEqual({ pending: [] })
+      expect(await create({ fiatAmount: 78 })).toMatchObject({ fiatAmount: "78.00" })
+    })
+
+    it("rejects invalid bodies with 400 VALIDATION_ERROR naming the field, and queues nothing", async () => {
+      const cases: [unknown, string][] = [
+        [{}, "fiatAmount"],
+        [{ count: 2 }, "fiatAmount"],
+        [{ fiatAmount: "12.5" }, "fiatAmount"],
+        [{ fiatAmount: 0 }, "fiatAmount"],
+        [{ fiatAmount: "0.00" }, "fiatAmount"],
+        [{ fiatCurrency: "XXX" }, "fiatCurrency"],
+        [{ fiatCurrency: "RUB", count: 0 }, "count"],
+        [{ fiatCurrency: "RUB", count: 101 }, "count"],
+      ]
+      for (const [body, field] of cases) {
+        const res = await nextPayIn("POST", body)
+        expect(res.status).toBe(400)
+        expect(res.body).toMatchObject({ statusCode: 400, code: "VALIDATION_ERROR", message: expect.any(String) })
+        expect(res.body.errors.map((e: any) => e.field)).toContain(field)
+      }
+      const unknownKey = await nextPayIn("POST", { fiatCurrency: "RUB", amount: 1 })
+      expect(unknownKey.status).toBe(400)
+      expect(unknownKey.body.code).toBe("VALIDATION_ERROR")
+      const badJson = await call(base, "POST", "/_sandbox/next-payin", { apiKey: null, rawBody: "{" })
+      expect(badJson.status).toBe(400)
+      expect((await nextPayIn("GET")).body).toEqual({ pending: [] })
+    })
+
+    it("is not consumed by a creation that fails (validation, duplicate, exhaustion, fault, key)", async () => {
+      await create({ fiatAmount: 10, extra: { externalTransactionId: "np-dup" } })
+      await nextPayIn("POST", { fiatAmount: "42.00" })
+      const failures = [
+        await call(base, "POST", "/payment/trading/pay-in", { body: payInBody({ fiatAmount: "1500" }) }),
+        await call(base, "POST", "/payment/trading/pay-in", { body: payInBody({ fiatCurrency: "XXX" }) }),
+        await call(base, "POST", "/payment/trading/pay-in", { body: payInBody({ extra: { externalTransactionId: "np-dup" } }) }),
+        await call(base, "POST", "/payment/trading/pay-in", { body: payInBody(), apiKey: "wrong" }),
+      ]
+      expect(failures.map((r) => r.status)).toEqual([400, 400, 409, 401])
+      await call(base, "PUT", "/_sandbox/faults", { apiKey: null, body: [{ route: "POST /payment/trading/pay-in", status: 503, count: 1 }] })
+      expect((await call(base, "POST", "/payment/trading/pay-in", { body: payInBody() })).status).toBe(503)
+      expect((await nextPayIn("GET")).body).toEqual({ pending: [{ fiatAmount: "42.00", count: 1 }] })
+
+      // Exhaustion applies to the overriding amount: fill every UZS requisite with 42.00 first.
+      await call(base, "DELETE", "/_sandbox/next-payin", { apiKey: null })
+      for (let i = 0; i < 3; i++) await create({ fiatAmount: 42, fiatCurrency: "UZS" })
+      await nextPayIn("POST", { fiatAmount: "42.00" })
+      const exhausted = await call(base, "POST", "/payment/trading/pay-in", { body: payInBody({ fiatAmount: 43, fiatCurrency: "UZS" }) })
+      expect(exhausted.status).toBe(422)
+      expect(exhausted.body.code).toBe("REQUISITES_UNAVAILABLE")
+      expect((await nextPayIn("GET")).body).toEqual({ pending: [{ fiatAmount: "42.00", count: 1 }] })
+
+      expect(await create({ fiatAmount: 1500 })).toMatchObject({ fiatAmount: "42.00", fiatCurrency: "RUB" })
+      expect((await nextPayIn("GET")).body).toEqual({ pending: [] })
+    })
+  })
+
+  describe("dispute after payment", () => {
+    const act = (id: string, action: string, body?: unknown) =>
+      call(base, "POST", `/_sandbox/transactions/${id}/${action}`, { apiKey: null, ...(body !== undefined ? { body } : {}) })
+
+    it("disputes a closed (paid) transaction with a webhook, then recalculates and closes it", async () => {
+      const tx = await create({ fiatAmount: 2000 })
+      expect((await act(tx.id, "pay")).body.status).toBe("closed")
+      await receiver.waitFor(1)
+
+      const disputed = await act(tx.id, "dispute", { fiatAmount: "1990.00" })
+      expect(disputed.status).toBe(200)
+      expect(disputed.body).toMatchObject({
+        id: tx.id,
+        status: "dispute",
+        disputeMerchantFiatAmount: "1990.00",
+        disputeMerchantCheckUrl: `${base}/_sandbox/transactions/${tx.id}/receipt?party=merchant`,
+      })
+      const [, hook] = await receiver.waitFor(2)
+      expect(hook.body).toMatchObject({ id: tx.id, status: "dispute", disputeMerchantFiatAmount: "1990.00" })
+      expect(hook.signature).toBe(hmacHex(hook.rawBody, API_KEY))
+
+      const recalculated = await act(tx.id, "recalculate", { fiatAmount: "1929.00" })
+      expect(recalculated.status).toBe(200)
+      expect(recalculated.body).toMatchObject({ status: "re_calculation", fiatAmount: "1929.00", cryptoAmount: "20000000", merchantFee: "500000" })
+      const closed = await act(tx.id, "close")
+      expect(closed.status).toBe(200)
+      expect(closed.body.status).toBe("closed")
+
+      const hooks = await receiver.waitFor(4)
+      expect(hooks.map((h) => h.body.status)).toEqual(["closed", "dispute", "re_calculation", "closed"])
+      expect(hooks.every((h) => h.signature === hmacHex(h.rawBody, API_KEY))).toBe(true)
+      await sandbox.webhooksIdle()
+      expect(sandbox.deliveries().filter((d) => d.transactionId === tx.id).map((d) => d.status)).toEqual([
+        "closed",
+        "dispute",
+        "re_calculation",
+        "closed",
+      ])
+      // Closed again: it can be disputed again, nothing else.
+      expect((await act(tx.id, "pay")).status).toBe(409)
+      expect((await act(tx.id, "checking")).status).toBe(409)
+    })
+
+    it("goes closed -> dispute -> checking -> closed too", async () => {
+      const tx = await create({ fiatAmount: 300 })
+      await act(tx.id, "pay")
+      expect((await act(tx.id, "dispute")).body.status).toBe("dispute")
+      expect((await act(tx.id, "checking")).body.status).toBe("checking")
+      expect((await act(tx.id, "close")).body.status).toBe("closed")
+      const hooks = await receiver.waitFor(4)
+      expect(hooks.map((h) => h.body.status)).toEqual(["closed", "dispute", "checking", "closed"])
+    })
+  })
+
   describe("faults", () => {
     afterEach(async () => {
       await call(base, "DELETE", "/_sandbox/faults", { apiKey: null })

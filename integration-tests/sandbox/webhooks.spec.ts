@@ -138,7 +138,8 @@ describe("sandbox state changes and signed webhooks", () => {
       expect(res.body).toMatchObject({ statusCode: 409, code: "INVALID_TRANSITION", status: "active", action })
     }
     await act(tx.id, "pay")
-    for (const action of ["pay", "expire", "cancel", "dispute", "checking", "close"]) {
+    // closed -> dispute is allowed (a paid transaction can be disputed); nothing else leaves closed.
+    for (const action of ["pay", "expire", "cancel", "checking", "close"]) {
       const res = await act(tx.id, action)
       expect(res.status).toBe(409)
       expect(res.body.code).toBe("INVALID_TRANSITION")

@@ -15,6 +15,7 @@ import { bankList, currencyList } from "./catalog"
 import type { SandboxCore } from "./core"
 import { faultRouteOf, FaultListSchema } from "./faults"
 import { MerchantPatchSchema, publicMerchant } from "./merchant"
+import { NextPayInBodySchema } from "./next-payin"
 import { centsFromDecimalString, centsFromNumber, formatCents } from "./money"
 import { contentSecurityPolicy, pickLocale, renderMessagePage, renderPaymentPage, texts } from "./page"
 import type { ApplyPatch, TxRecord } from "./store"
@@ -266,6 +267,19 @@ export function createApp({ core, sleep }: AppContext): Hono<Env> {
     if (!parsed.ok) return parsed.response
     core.advanceClock(parsed.data.seconds)
     return c.json(clockView())
+  })
+
+  const nextPayInView = () => ({ pending: core.nextPayIns.list() })
+  app.get("/_sandbox/next-payin", (c) => c.json(nextPayInView()))
+  app.post("/_sandbox/next-payin", async (c) => {
+    const parsed = await parseBody(c, NextPayInBodySchema)
+    if (!parsed.ok) return parsed.response
+    core.nextPayIns.add(parsed.data)
+    return c.json(nextPayInView())
+  })
+  app.delete("/_sandbox/next-payin", (c) => {
+    core.nextPayIns.clear()
+    return c.json(nextPayInView())
   })
 
   app.get("/_sandbox/payouts", (c) => c.json([...core.payouts.values()]))

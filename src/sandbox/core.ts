@@ -8,6 +8,7 @@ import { FaultInjector } from "./faults"
 import { applyMerchantPatch, defaultMerchant, type MerchantPatch, type MerchantSettings } from "./merchant"
 import { centsFromNumber } from "./money"
 import { createPayOut, type PayOutRecord } from "./payouts"
+import { NextPayInQueue } from "./next-payin"
 import { loadState, saveState, type PersistedState } from "./persistence"
 import { createRandom, type Random } from "./random"
 import { TransactionStore, toTransaction, type ApplyPatch, type ApplyResult, type CreateResult, type TxRecord } from "./store"
@@ -36,6 +37,8 @@ export class SandboxCore {
   readonly webhooks: WebhookDispatcher
   readonly faults: FaultInjector
   readonly payouts = new Map<string, PayOutRecord>()
+  /** Overrides of the next created pay-ins (`/_sandbox/next-payin`); in memory only. */
+  readonly nextPayIns = new NextPayInQueue()
   /** Base of links the sandbox hands out (hosted page, receipts); set once the server listens. */
   publicUrl = "http://127.0.0.1"
   private settings: MerchantSettings
@@ -125,7 +128,11 @@ export class SandboxCore {
     return toTransaction(record, this.settings.externalPaymentPageUrl ? this.paymentPageUrl(record.id) : null)
   }
 
-  /** Creates a pay-in from a body already validated by PayInRequestSchema. */
+  /**
+   * Creates a pay-in from a body already validated by PayInRequestSchema. A queued next-pay-in
+   * override replaces the amount and/or currency (selection and exhaustion use the overriding
+   * values) and is consumed only when the creation succeeds.
+   */
   createPayIn(body: z.infer<typeof PayInRequestSchema>):
     | CreateResult
     | { ok: false; code: "VALIDATION_ERROR"; message: string; errors: { field: string; message: string }[] } {
@@ -139,6 +146,7 @@ export class SandboxCore {
       }
     }
     let bank: string | undefined
+    let method = body.method
     if (body.bank !== undefined) {
       const entry = findBank(body.bank)
       if (!entry) {
@@ -151,22 +159,40 @@ export class SandboxCore {
       }
       bank = entry.name
     }
+    const override = this.nextPayIns.peek()
+    let cents = body.fiatAmount !== undefined ? centsFromNumber(body.fiatAmount) : undefined
+    let range = body.fiatAmountRange
+      ? { min: centsFromNumber(body.fiatAmountRange.min), max: centsFromNumber(body.fiatAmountRange.max) }
+      : undefined
+    let created = currency
+    if (override?.cents !== undefined) {
+      cents = override.cents
+      range = undefined
+    }
+    if (override?.fiatCurrency !== undefined && override.fiatCurrency !== currency.fiatCurrency) {
+      created = findCurrency(override.fiatCurrency)!
+      // The requested bank / method may not serve the overriding currency: drop the bank, then
+      // the method, rather than failing a request the service would have accepted.
+      if (bank !== undefined && this.pools.candidates(created.fiatCurrency, bank, method).length === 0) bank = undefined
+      if (method !== undefined && this.pools.candidates(created.fiatCurrency, bank, method).length === 0) method = undefined
+    }
     const result = this.store.create(
       {
-        cents: body.fiatAmount !== undefined ? centsFromNumber(body.fiatAmount) : undefined,
-        range: body.fiatAmountRange
-          ? { min: centsFromNumber(body.fiatAmountRange.min), max: centsFromNumber(body.fiatAmountRange.max) }
-          : undefined,
-        currency,
+        cents,
+        range,
+        currency: created,
         bank,
-        method: body.method,
+        method,
         extra: (body.extra ?? {}) as Record<string, unknown>,
         paymentPageConfig: body.paymentPageConfig ?? null,
       },
       this.clock.now(),
       this.settings.paymentWindowSeconds
     )
-    if (result.ok) this.markDirty()
+    if (result.ok) {
+      if (override) this.nextPayIns.consume()
+      this.markDirty()
+    }
     return result
   }
 
@@ -208,9 +234,10 @@ export class SandboxCore {
     this.sweep()
   }
 
-  /** Forgets transactions, pay-outs, the delivery log and faults; merchant settings stay. */
+  /** Forgets transactions, pay-outs, the delivery log, faults and next-pay-in overrides; merchant settings stay. */
   reset(): void {
     this.store.clear()
+    this.nextPayIns.clear()
     this.payouts.clear()
     this.webhooks.clearLog()
     this.faults.clear()

@@ -2,7 +2,8 @@ import type { TransactionStatus } from "../client/schemas"
 
 /**
  * The sandbox's transition table. The spec fixes creation -> active, active -> closed (payment)
- * and active -> canceled (window expiry); the dispute moves are the sandbox's documented choice.
+ * and active -> canceled (window expiry); the dispute moves are the sandbox's documented choice
+ * (a paid, closed transaction can be disputed too; from there it can end closed again).
  */
 export const ACTIONS = ["pay", "expire", "cancel", "dispute", "checking", "recalculate", "close"] as const
 export type Action = (typeof ACTIONS)[number]
@@ -11,7 +12,7 @@ export const TRANSITIONS: Record<Action, { from: readonly TransactionStatus[]; t
   pay: { from: ["active"], to: "closed" },
   expire: { from: ["active"], to: "canceled" },
   cancel: { from: ["active"], to: "canceled" },
-  dispute: { from: ["active", "canceled"], to: "dispute" },
+  dispute: { from: ["active", "canceled", "closed"], to: "dispute" },
   checking: { from: ["dispute"], to: "checking" },
   recalculate: { from: ["dispute", "checking"], to: "re_calculation" },
   close: { from: ["dispute", "checking", "re_calculation"], to: "closed" },

@@ -17,10 +17,16 @@ describe("transitions", () => {
     expect(nextStatus("checking", "recalculate")).toBe("re_calculation")
     expect(nextStatus("re_calculation", "close")).toBe("closed")
     expect(nextStatus("closed", "pay")).toBeNull()
-    expect(nextStatus("closed", "dispute")).toBeNull()
+    // A paid transaction can be disputed (closed -> dispute), and that is the only way out of closed.
+    expect(nextStatus("closed", "dispute")).toBe("dispute")
     expect(nextStatus("re_calculation", "checking")).toBeNull()
-    // closed is terminal: no action leaves it.
-    for (const action of Object.keys(TRANSITIONS) as (keyof typeof TRANSITIONS)[]) expect(nextStatus("closed", action)).toBeNull()
+    for (const action of Object.keys(TRANSITIONS) as (keyof typeof TRANSITIONS)[]) {
+      if (action !== "dispute") expect(nextStatus("closed", action)).toBeNull()
+    }
+    // canceled is left only by a dispute too.
+    for (const action of Object.keys(TRANSITIONS) as (keyof typeof TRANSITIONS)[]) {
+      expect(nextStatus("canceled", action)).toBe(action === "dispute" ? "dispute" : null)
+    }
   })
 })
 
