@@ -7,7 +7,7 @@ import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 import { sign } from "../../src/client/signature"
 import { SecretBox } from "../../src/modules/payin/secrets"
-import PayinModuleService from "../../src/modules/payin/service"
+import { SettingsStore } from "../../src/modules/payin/settings-store"
 import type { RunningSandbox } from "../../src/sandbox"
 import { DemoSeedResult, seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN, adminHeaders } from "../support/admin"
@@ -218,20 +218,20 @@ medusaIntegrationTestRunner({
 
     it("a stored key that cannot be decrypted stops the start with a clear error", async () => {
       await call("post", "/admin/payin/settings/default", { apiKey: ROTATED })
-      await expect(PayinModuleService.verifyStoredKeys(pg(), {})).rejects.toThrow(
+      await expect(SettingsStore.verifyStoredKeys(pg(), {})).rejects.toThrow(
         /"provider:default" cannot be used: PAYIN_ENCRYPTION_KEY is not set/
       )
       await expect(
-        PayinModuleService.verifyStoredKeys(pg(), { PAYIN_ENCRYPTION_KEY: "another-secret-of-enough-length-0123456789" })
+        SettingsStore.verifyStoredKeys(pg(), { PAYIN_ENCRYPTION_KEY: "another-secret-of-enough-length-0123456789" })
       ).rejects.toThrow(/encrypted with another PAYIN_ENCRYPTION_KEY/)
       // rotation of the secret: the old one as PAYIN_ENCRYPTION_KEY_PREVIOUS still decrypts
       const rotatedEnv = {
         PAYIN_ENCRYPTION_KEY: "another-secret-of-enough-length-0123456789",
         PAYIN_ENCRYPTION_KEY_PREVIOUS: SECRET,
       }
-      await expect(PayinModuleService.verifyStoredKeys(pg(), rotatedEnv)).resolves.toBe(0)
+      await expect(SettingsStore.verifyStoredKeys(pg(), rotatedEnv)).resolves.toBe(0)
       // at start-up the key moves to the new secret
-      await expect(PayinModuleService.verifyStoredKeys(pg(), rotatedEnv, { reencrypt: true })).resolves.toBe(1)
+      await expect(SettingsStore.verifyStoredKeys(pg(), rotatedEnv, { reencrypt: true })).resolves.toBe(1)
       const { rows } = await pg().raw("select api_key_encrypted from payin_setting")
       expect(new SecretBox({ PAYIN_ENCRYPTION_KEY: rotatedEnv.PAYIN_ENCRYPTION_KEY }).decrypt(rows[0].api_key_encrypted, "provider:default")).toBe(ROTATED)
 

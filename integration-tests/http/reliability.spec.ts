@@ -8,9 +8,9 @@ import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { sign } from "../../src/client/signature"
 import type { RunningSandbox } from "../../src/sandbox"
-import { PAYIN_EVENTS } from "../../src/workflows/apply-payin-event"
-import { reconcilePayins } from "../../src/workflows/reconcile-payins"
-import { retryWebhookInbox } from "../../src/workflows/webhook-inbox"
+import { PAYIN_EVENTS } from "../../src/modules/payin/events"
+import { reconcilePayins } from "../../src/money-path/reconcile"
+import { retryWebhookInbox } from "../../src/money-path/inbox"
 import { DemoSeedResult, seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN, adminHeaders } from "../support/admin"
 import { control, payinsOfSession, sandboxForApp } from "../support/sandbox"
@@ -151,7 +151,7 @@ medusaIntegrationTestRunner({
         const dup = await postWebhook(body)
         expect(dup).toEqual({ status: 200, body: { received: true, duplicate: true } })
       }
-      await ledger().flushCounters() // duplicates acknowledged from memory are counted in batches
+      await ledger().inbox.flush() // duplicates acknowledged from memory are counted in batches
       const entries = await ledger().listPayinWebhookEvents({ service_id: payin.id })
       expect(entries).toHaveLength(1)
       expect(entries[0]).toMatchObject({ state: "applied", duplicates: 3, status: "closed", attempts: 1 })
@@ -162,8 +162,8 @@ medusaIntegrationTestRunner({
       // an entry that could not be applied (a crash, a database hiccup) is applied by the retry
       const next = await placedOrder()
       await control(sandbox, "POST", `/_sandbox/transactions/${next.payin.id}/pay`)
-      const stored = await ledger().receiveWebhook("pp_payin_default", sandbox.transaction(next.payin.id), "{}")
-      await ledger().settleWebhook(stored.id, { ok: false, error: "simulated failure" })
+      const stored = await ledger().inbox.receive("pp_payin_default", sandbox.transaction(next.payin.id), "{}")
+      await ledger().inbox.settle(stored.id, { ok: false, error: "simulated failure" })
       await ledger().updatePayinWebhookEvents({ id: stored.id, raw_body: JSON.stringify(sandbox.transaction(next.payin.id)), next_attempt_at: new Date(Date.now() - 1000) })
       expect((await order(next.orderId)).payment_status).toBe("awaiting")
       const retried = await retryWebhookInbox(getContainer())
@@ -182,7 +182,7 @@ medusaIntegrationTestRunner({
       expect((await postWebhook(body)).status).toBe(400)
       // not JSON at all: Medusa's body parser answers 400 before the route runs
       expect((await postWebhook("not json", sign("not json", KEY))).status).toBe(400)
-      await ledger().flushCounters()
+      await ledger().inbox.flush()
       const [counter] = await ledger().listPayinWebhookCounters({ provider_id: "pp_payin_default" })
       expect(counter.rejected).toBe(3)
       expect(counter.last_rejection_reason).toBe("invalid_transaction")
@@ -271,7 +271,7 @@ medusaIntegrationTestRunner({
       await sandbox.webhooksIdle()
       const [closedRow] = await ledger().listPayinTransactions({ service_id: payin.id })
       expect(closedRow.status).toBe("closed")
-      expect(closedRow.flags.underpayment).toMatchObject({ order_amount: "1790", received_amount: "1500" })
+      expect(closedRow.flags.underpayment).toMatchObject({ assigned_amount: "1790.00", received_amount: "1500.00" })
       const after = await order(orderId)
       expect(after.payment_status).toBe("captured")
       const booked = after.transactions.reduce((sum: number, t: any) => sum + Number(t.amount), 0)

@@ -91,6 +91,7 @@ describe("parsePluginOptions", () => {
       reconcileIntervalSeconds: 300,
       reconcileAfterSeconds: 120,
       reconcileConcurrency: 8,
+      effectRetryLimit: 5,
     })
     expect(() => parsePluginOptions({ reconcileIntervalSeconds: 5 })).toThrow(/at least 30/)
   })

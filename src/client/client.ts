@@ -33,6 +33,11 @@ export type PayinClientOptions = {
   backoffMs?: number
   /** Attempts of the pay-in POST, each preceded by a lookup when the previous outcome is unknown. */
   createAttempts?: number
+  /**
+   * A pool of its own, closed by `close()` (one-off clients, e.g. the admin's test connection
+   * to a URL being typed in). By default clients share one keep-alive pool per origin.
+   */
+  ownPool?: boolean
 }
 
 /** One keep-alive pool per service origin, shared by every client of that origin. */
@@ -71,6 +76,7 @@ export class PayinClient {
   private readonly getAttempts: number
   private readonly backoffMs: number
   private readonly createAttempts: number
+  private readonly ownPool: Pool | null
 
   constructor(options: PayinClientOptions) {
     const url = new URL(options.baseUrl)
@@ -82,6 +88,12 @@ export class PayinClient {
     this.getAttempts = Math.max(1, options.getAttempts ?? 3)
     this.backoffMs = options.backoffMs ?? 200
     this.createAttempts = Math.max(1, options.createAttempts ?? 3)
+    this.ownPool = options.ownPool ? new Pool(this.origin, { connections: 4, keepAliveTimeout: 5_000 }) : null
+  }
+
+  /** Closes the client's own pool (a no-op for clients on the shared per-origin pools). */
+  async close(): Promise<void> {
+    await this.ownPool?.close().catch(() => undefined)
   }
 
   /** POST /payment/trading/pay-in, once. Throws a typed error; `ambiguous` ones may have taken effect. */
@@ -154,6 +166,23 @@ export class PayinClient {
     }
   }
 
+  /**
+   * Looks a pay-in up: by the service's id when known, else by the merchant's external id (the
+   * payment session it was created for). Null when the service has none (404).
+   */
+  async lookUp(ref: { id?: string | null; externalId?: string | null }): Promise<Transaction | null> {
+    if (ref.id) {
+      try {
+        return await this.getTransaction(ref.id)
+      } catch (error) {
+        if (error instanceof PayinNotFoundError) return null
+        throw error
+      }
+    }
+    return ref.externalId ? this.findByExternalId(ref.externalId) : null
+  }
+
+
   /** GET /payment/trading/banks (the sandbox's shape; other shapes are unwrapped when possible). */
   async listBanks(): Promise<Bank[]> {
     return this.get("/payment/trading/banks", unwrapList(BankListSchema))
@@ -199,7 +228,7 @@ export class PayinClient {
     }
     const fullPath = this.prefix + path
     try {
-      const res = await poolFor(this.origin).request({
+      const res = await (this.ownPool ?? poolFor(this.origin)).request({
         method,
         path: fullPath,
         headers,

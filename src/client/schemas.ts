@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { SERVICE_STATUSES, type ServiceStatus } from "../status"
 
 /**
  * Zod schemas of the Merchant Payment Service's resources (spec: merchant-payment-service.md).
@@ -25,16 +26,9 @@ export const PAYIN_METHODS = [
 export const PayInMethodSchema = z.enum(PAYIN_METHODS)
 export type PayInMethod = z.infer<typeof PayInMethodSchema>
 
-export const TRANSACTION_STATUSES = [
-  "active",
-  "closed",
-  "canceled",
-  "dispute",
-  "checking",
-  "re_calculation",
-] as const
-export const TransactionStatusSchema = z.enum(TRANSACTION_STATUSES)
-export type TransactionStatus = z.infer<typeof TransactionStatusSchema>
+/** The wire enum of `status`: the service statuses of the one status module (src/status.ts). */
+export const TransactionStatusSchema = z.enum(SERVICE_STATUSES)
+export type TransactionStatus = ServiceStatus
 
 /** Largest fiat amount the schemas accept (the spec gives no bound; this keeps cents exact). */
 export const MAX_FIAT_AMOUNT = 1_000_000_000
@@ -54,6 +48,10 @@ export const FiatAmountNumberSchema = z
 /** Decimal string with exactly two fraction digits, e.g. "1500.00". */
 export const DECIMAL_2_PATTERN = /^-?\d+\.\d{2}$/
 export const Decimal2StringSchema = z.string().regex(DECIMAL_2_PATTERN, "must be a decimal with 2 fraction digits")
+/** A fiat amount as the service states it: a non-negative decimal string with exactly 2 fraction digits. */
+export const FiatAmountStringSchema = z
+  .string()
+  .regex(/^\d{1,12}\.\d{2}$/, "must be a non-negative decimal with 2 fraction digits, e.g. \"1500.00\"")
 /** A string of digits, e.g. "15552000". */
 export const DigitStringSchema = z.string().regex(/^\d+$/, "must be a string of digits")
 
@@ -185,7 +183,7 @@ export type Requisite = z.infer<typeof RequisiteSchema>
 
 export const TransactionSchema = z.looseObject({
   id: z.string().min(1),
-  fiatAmount: z.string(),
+  fiatAmount: FiatAmountStringSchema,
   cryptoAmount: z.string(),
   merchantFee: z.string(),
   currencyRate: z.string(),

@@ -1,5 +1,5 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { reconcilePayinsScheduled } from "../workflows/reconcile-payins"
+import { reconcilePayinsScheduled } from "../money-path/reconcile"
 
 /**
  * Looks up unfinished pay-ins and retries unapplied webhooks. Runs every minute; the work itself

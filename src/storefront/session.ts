@@ -1,34 +1,19 @@
+import { shopperStateOf } from "../status"
 import { FINAL_PAYIN_STATES, type PayinRequisiteView, type PayinState, type PayinStatusView } from "./types"
 
-/** Medusa payment provider ids of this plugin look like `pp_payin_<id>`. */
-const PROVIDER_PREFIX = "pp_payin_"
-
-/** Whether a Medusa payment provider id is one of this plugin's (`pp_payin_…`). */
-export function isPayinProvider(providerId: string | null | undefined): boolean {
-  return typeof providerId === "string" && providerId.startsWith(PROVIDER_PREFIX)
-}
+export { isPayinProvider } from "../provider-id"
 
 const str = (value: unknown): string | null => (typeof value === "string" && value ? value : null)
 
 function stateOf(data: Record<string, unknown>): PayinState {
   const status = str(data.payin_status)
-  if (status === "closed") return "paid"
-  // cancelPayment marks the session; the store ended this pay-in, it must not be paid into.
+  const state = shopperStateOf(status)
+  if (state === "paid" || state === "failed" || state === "expired") return state
+  // cancelPayment marks the session: the store ended this pay-in, it must not be paid into.
   if (data.payin_canceled === true) return "canceled"
-  if (status === "failed") return "failed"
-  if (status === "canceled") return "expired"
   // The provider sets error_message once the pay-in can no longer be paid.
   if (str(data.error_message)) return status ? "expired" : "failed"
-  switch (status) {
-    case "active":
-      return "awaiting_payment"
-    case "dispute":
-    case "checking":
-    case "re_calculation":
-      return "in_review"
-    default:
-      return "pending"
-  }
+  return state
 }
 
 function requisiteOf(value: unknown): PayinRequisiteView | null {

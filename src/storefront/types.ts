@@ -1,24 +1,16 @@
 /**
  * The store API's answers (`/store/payin/...`) as a storefront receives them. Shared by the routes
- * that produce them and the storefront kit that reads them, so the two cannot drift. Types only:
- * nothing here runs, so the server and browser bundles can both import it.
+ * that produce them and the storefront kit that reads them, so the two cannot drift. Types and the
+ * status vocabulary only, so the server and browser bundles can both import it.
  */
 
-/**
- * What the shopper should be told, derived from the service's status and the store's view of it:
- * - `pending`: the pay-in is being created (the service's answer is not in yet)
- * - `awaiting_payment`: requisites assigned, the payment window is open (or just ended and the
- *   service has not said "canceled" yet: `seconds_left` is 0 then)
- * - `in_review`: a dispute, check or recalculation is under way at the service
- * - `paid`: the money arrived (the service closed the pay-in)
- * - `expired`: the payment window ended without payment
- * - `canceled`: the store ended it (order canceled, cart changed): do not pay into it
- * - `failed`: the pay-in could not be created
- */
-export type PayinState = "pending" | "awaiting_payment" | "in_review" | "paid" | "expired" | "canceled" | "failed"
+import { FINAL_SHOPPER_STATES, type ShopperState } from "../status"
+
+/** What the shopper should be told (see `SHOPPER_STATES` in src/status.ts, the one owner). */
+export type PayinState = ShopperState
 
 /** States after which nothing changes for the shopper: polling stops. */
-export const FINAL_PAYIN_STATES: readonly PayinState[] = ["paid", "expired", "canceled", "failed"]
+export const FINAL_PAYIN_STATES: readonly PayinState[] = FINAL_SHOPPER_STATES
 
 export type PayinRequisiteView = {
   bank: string

@@ -2,7 +2,6 @@ import { SubscriberArgs, SubscriberConfig } from "@medusajs/framework"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import type PayinModuleService from "../modules/payin/service"
-import type { LedgerRow } from "../modules/payin/service"
 
 /**
  * Links the pay-ins of a newly placed order to it on the ledger, so the admin's transactions page
@@ -19,14 +18,10 @@ export default async function payinOrderPlaced({ event, container }: SubscriberA
   })
   const collectionIds = (links as { payment_collection_id: string }[]).map((l) => l.payment_collection_id).filter(Boolean)
   if (!collectionIds.length) return
-  const ledger = container.resolve<PayinModuleService>(PAYIN_MODULE)
-  const rows = (await ledger.listPayinTransactions(
-    { payment_collection_id: collectionIds },
-    { select: ["id", "order_id"] }
-  )) as unknown as LedgerRow[]
-  for (const row of rows) {
+  const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
+  for (const row of await payin.ledger.ofCollections(collectionIds)) {
     if (!row.order_id) {
-      await ledger.markLedger(row.id, { order_id: orderId }).catch((e: unknown) => {
+      await payin.ledger.link(row.id, { order_id: orderId }).catch((e: unknown) => {
         container.resolve("logger").warn(`payin: could not link pay-in ${row.id} to order ${orderId}: ${String(e)}`)
       })
     }

@@ -5,13 +5,26 @@ import { useTranslation } from "react-i18next"
 import type { TransactionDetail } from "../lib/api"
 import { Flags, Row, formatAmount, formatDate } from "./common"
 
+/** A service-supplied URL, only when it is http(s) (never javascript:, data: …). */
+export function safeHttpUrl(url: string | null | undefined): string | null {
+  if (!url) return null
+  try {
+    const parsed = new URL(url)
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.href : null
+  } catch {
+    return null
+  }
+}
+
 export function AmountFacts({ tx }: { tx: TransactionDetail }) {
   const { t, i18n } = useTranslation()
   return (
     <div data-testid="payin-widget-amounts" className="divide-y">
       <Row label={t("payin.detail.fiat")}>{formatAmount(tx.fiat_amount ?? tx.amount, tx.fiat_currency ?? tx.currency_code)}</Row>
-      <Row label={t("payin.detail.crypto")}>
-        {tx.crypto_amount ? `${tx.crypto_amount} ${(tx.crypto_currency ?? "").toUpperCase()}${tx.crypto_network ? ` (${tx.crypto_network.toUpperCase()})` : ""}` : "—"}
+      {/* the service's digit strings, as given: the spec does not state their unit */}
+      <Row label={t("payin.detail.crypto")}>{tx.crypto_amount ?? "—"}</Row>
+      <Row label={t("payin.detail.cryptoAsset")}>
+        {tx.crypto_currency ? `${tx.crypto_currency.toUpperCase()}${tx.crypto_network ? ` (${tx.crypto_network.toUpperCase()})` : ""}` : "—"}
       </Row>
       <Row label={t("payin.detail.rate")}>{tx.currency_rate ?? "—"}</Row>
       <Row label={t("payin.detail.fee")}>{tx.merchant_fee ?? "—"}</Row>
@@ -35,10 +48,11 @@ export function RequisiteFacts({ tx, testId }: { tx: TransactionDetail; testId: 
 
 export function PageLink({ tx, testId }: { tx: TransactionDetail; testId: string }) {
   const { t } = useTranslation()
-  if (!tx.payment_page_url) return null
+  const href = safeHttpUrl(tx.payment_page_url)
+  if (!href) return null
   return (
     <Row label={t("payin.detail.paymentPage")}>
-      <a href={tx.payment_page_url} target="_blank" rel="noreferrer" className="text-ui-fg-interactive" data-testid={testId}>
+      <a href={href} target="_blank" rel="noreferrer" className="text-ui-fg-interactive" data-testid={testId}>
         {t("payin.common.open")}
       </a>
     </Row>
@@ -50,8 +64,8 @@ export function DisputeFacts({ tx, testId }: { tx: TransactionDetail; testId: st
   const d = tx.dispute
   if (!d) return null
   const link = (url: string | null) =>
-    url ? (
-      <a href={url} target="_blank" rel="noreferrer" className="text-ui-fg-interactive">
+    safeHttpUrl(url) ? (
+      <a href={safeHttpUrl(url)!} target="_blank" rel="noreferrer" className="text-ui-fg-interactive">
         {t("payin.common.open")}
       </a>
     ) : (

@@ -1,3 +1,4 @@
+import { LEDGER_STATUSES, PAYIN_FLAGS, type LedgerStatus } from "../../status"
 // Typed access to the plugin's admin API (/admin/payin/...) with the dashboard's react-query.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 
@@ -42,9 +43,9 @@ export async function adminFetch<T>(path: string, init: { method?: string; body?
 export type Source = "admin" | "config" | "env" | "default"
 export type PayinMethod = "account" | "card" | "deeplink" | "link" | "phone_number" | "qr" | "quasi" | "mobile_comm"
 export const METHODS: PayinMethod[] = ["account", "card", "deeplink", "link", "phone_number", "qr", "quasi", "mobile_comm"]
-export const STATUSES = ["creating", "failed", "active", "closed", "canceled", "dispute", "checking", "re_calculation"] as const
-export type Status = (typeof STATUSES)[number]
-export const KNOWN_FLAGS = ["late_payment", "stray_payment", "underpayment", "overpayment", "unknown_payin"]
+export const STATUSES = LEDGER_STATUSES
+export type Status = LedgerStatus
+export const KNOWN_FLAGS: readonly string[] = PAYIN_FLAGS
 
 export type ProviderValues = {
   baseUrl: string | null
@@ -70,13 +71,16 @@ export type ProviderSettings = {
   sources: Record<string, Source | null>
   overrides: Record<string, unknown>
   configured: boolean
+  /** Sent back with every save: a stale one is refused (409) instead of undoing another admin's change. */
+  revision: number
   updated_at: string | null
 }
 
 export type PluginSettings = {
-  values: { reconcileIntervalSeconds: number; reconcileAfterSeconds: number; reconcileConcurrency: number }
+  values: { reconcileIntervalSeconds: number; reconcileAfterSeconds: number; reconcileConcurrency: number; effectRetryLimit: number }
   sources: Record<string, Source>
   overrides: Record<string, unknown>
+  revision: number
 }
 
 export type AllSettings = {

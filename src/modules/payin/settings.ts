@@ -6,30 +6,21 @@ import { z } from "zod"
 import {
   PayinPluginOptions,
   PayinProviderOptions,
+  amountPolicySchema,
+  paymentPageOptionsSchema,
   pluginOptionsSchema,
   providerOptionsSchema,
-} from "../../../medusa-plugin.config"
+} from "./options"
 
 export type OptionSource = "admin" | "config" | "env" | "default"
 
-/** Fields of a provider instance the admin can change (the instance id cannot). */
-export const PROVIDER_SETTING_FIELDS = [
-  "baseUrl",
-  "timeoutMs",
-  "signRequests",
-  "paymentPage",
-  "allowedRedirectOrigins",
-  "allowedMethods",
-  "allowedBanks",
-  "amountPolicy",
-  "paymentWindowSeconds",
-  "manualRefunds",
-  "cancelUnpaidOrdersOnExpiry",
-] as const
-export type ProviderSettingField = (typeof PROVIDER_SETTING_FIELDS)[number]
-export const PAGE_FIELDS = ["successUrl", "failureUrl", "supportLink", "locale"] as const
-
-export const PLUGIN_SETTING_FIELDS = ["reconcileIntervalSeconds", "reconcileAfterSeconds", "reconcileConcurrency"] as const
+/** Fields of a provider instance the admin can change: every option but the instance id and the key (written on its own). */
+export const PROVIDER_SETTING_FIELDS = Object.keys(providerOptionsSchema.shape).filter(
+  (f) => f !== "id" && f !== "apiKey"
+) as ProviderSettingField[]
+export type ProviderSettingField = Exclude<keyof typeof providerOptionsSchema.shape, "id" | "apiKey">
+export const PAGE_FIELDS = Object.keys(paymentPageOptionsSchema.shape) as (keyof typeof paymentPageOptionsSchema.shape)[]
+export const PLUGIN_SETTING_FIELDS = Object.keys(pluginOptionsSchema.shape) as (keyof typeof pluginOptionsSchema.shape)[]
 
 /** How long an instance trusts its copy of the settings before it reads them again. */
 export const SETTINGS_TTL_MS = 5_000
@@ -53,50 +44,34 @@ export type PluginOverrides = Partial<PayinPluginOptions>
 const emptyToNull = (value: unknown) => (typeof value === "string" && value.trim() === "" ? null : value)
 const nullableText = z.preprocess(emptyToNull, z.string({ error: "must be text" }).nullable()).optional()
 
-/** POST /admin/payin/settings/:id. A field set to null goes back to medusa-config / env / default. */
+/**
+ * A patch field: any value, or null / "" (back to medusa-config / env / default). The values are
+ * checked by the option schema itself when the patch is applied, so the error names the field.
+ */
+const patchValue = z.preprocess(emptyToNull, z.unknown()).optional()
+const patchOf = <K extends string>(fields: readonly K[]) =>
+  Object.fromEntries(fields.map((f) => [f, patchValue])) as Record<K, typeof patchValue>
+
+/** Sent by the admin UI: the revision it read; a stale one is refused (409) instead of undoing another change. */
+const revision = z.number({ error: "revision must be a number" }).int().min(0).optional()
+
+/** POST /admin/payin/settings/:id: the provider option fields (derived from the option schema), the key, the revision. */
 export const providerSettingsPatchSchema = z
   .object({
+    ...patchOf(PROVIDER_SETTING_FIELDS.filter((f) => f !== "paymentPage" && f !== "amountPolicy")),
     apiKey: z.preprocess(emptyToNull, z.string({ error: "apiKey must be text" }).trim().nullable()).optional(),
-    baseUrl: nullableText,
-    timeoutMs: z.number({ error: "timeoutMs must be a number" }).nullable().optional(),
-    signRequests: z.boolean({ error: "signRequests must be true or false" }).nullable().optional(),
-    paymentPage: z
-      .object({
-        successUrl: nullableText,
-        failureUrl: nullableText,
-        supportLink: nullableText,
-        locale: nullableText,
-      })
-      .strict()
-      .nullable()
-      .optional(),
-    allowedRedirectOrigins: z.array(z.string({ error: "must be text" })).nullable().optional(),
-    allowedMethods: z.array(z.string({ error: "must be text" })).nullable().optional(),
-    allowedBanks: z.array(z.string({ error: "must be text" })).nullable().optional(),
-    amountPolicy: z
-      .object({ mode: z.string().optional(), tolerancePercent: z.number({ error: "must be a number" }).optional() })
-      .strict()
-      .nullable()
-      .optional(),
-    paymentWindowSeconds: z.number({ error: "paymentWindowSeconds must be a number" }).nullable().optional(),
-    manualRefunds: z.boolean({ error: "manualRefunds must be true or false" }).nullable().optional(),
-    cancelUnpaidOrdersOnExpiry: z
-      .boolean({ error: "cancelUnpaidOrdersOnExpiry must be true or false" })
-      .nullable()
-      .optional(),
+    paymentPage: z.strictObject(patchOf(PAGE_FIELDS)).nullable().optional(),
+    amountPolicy: z.strictObject(patchOf(Object.keys(amountPolicySchema.shape))).nullable().optional(),
+    revision,
   })
   .strict()
-export type ProviderSettingsPatch = z.infer<typeof providerSettingsPatchSchema>
+export type ProviderSettingsPatch = {
+  [K in ProviderSettingField]?: unknown
+} & { apiKey?: string | null; revision?: number; paymentPage?: Record<string, unknown> | null; amountPolicy?: Record<string, unknown> | null }
 
-/** POST /admin/payin/settings (plugin-wide). */
-export const pluginSettingsPatchSchema = z
-  .object({
-    reconcileIntervalSeconds: z.number({ error: "reconcileIntervalSeconds must be a number" }).nullable().optional(),
-    reconcileAfterSeconds: z.number({ error: "reconcileAfterSeconds must be a number" }).nullable().optional(),
-    reconcileConcurrency: z.number({ error: "reconcileConcurrency must be a number" }).nullable().optional(),
-  })
-  .strict()
-export type PluginSettingsPatch = z.infer<typeof pluginSettingsPatchSchema>
+/** POST /admin/payin/settings (plugin-wide): the plugin option fields, derived from the option schema. */
+export const pluginSettingsPatchSchema = z.object({ ...patchOf(PLUGIN_SETTING_FIELDS), revision }).strict()
+export type PluginSettingsPatch = { [K in (typeof PLUGIN_SETTING_FIELDS)[number]]?: unknown } & { revision?: number }
 
 /** POST /admin/payin/settings/:id/test-connection: unsaved form values win over saved ones. */
 export const testConnectionSchema = z
@@ -186,7 +161,7 @@ export function applyPluginPatch(config: PayinPluginOptions, current: PluginOver
   const next: Record<string, unknown> = { ...current }
   for (const field of PLUGIN_SETTING_FIELDS) {
     if (patch[field] === undefined) continue
-    if (patch[field] === null) delete next[field]
+    if (patch[field] === null || patch[field] === "") delete next[field]
     else next[field] = patch[field]
   }
   const result = pluginOptionsSchema.safeParse({ ...config, ...next })

@@ -23,23 +23,23 @@ import {
   WebhookActionResult,
 } from "@medusajs/framework/types"
 import { AbstractPaymentProvider, MathBN, MedusaError, PaymentActions } from "@medusajs/framework/utils"
-import {
-  PAYIN_MODULE,
-  PAYIN_PROVIDER_IDENTIFIER,
-  PayinProviderOptions,
-  PayinProviderOptionsInput,
-  parseProviderOptions,
-  payinProviderId,
-} from "../../../medusa-plugin.config"
+import { PAYIN_MODULE } from "../../../medusa-plugin.config"
 import { PayinClient } from "../../client/client"
 import { PayinServiceError } from "../../client/errors"
 import type { PayInRequest, Transaction } from "../../client/schemas"
+import { createdMismatch } from "../../modules/payin/money"
+import { PayinProviderOptions, PayinProviderOptionsInput, parseProviderOptions } from "../../modules/payin/options"
 import type PayinModuleService from "../../modules/payin/service"
 import type { LedgerRow } from "../../modules/payin/service"
+import { PAYIN_PROVIDER_IDENTIFIER, payinProviderId } from "../../provider-id"
+import { LEDGER_ONLY_STATUSES, sessionStatusOf } from "../../status"
 import { sameAmount, toFiatAmount } from "./amount"
 import { PayinSessionData, toSessionData } from "./session-data"
-import { CANCELED_MESSAGE, toSessionStatus } from "./status"
 import { CLIENT_CONTEXT_KEY, parseStorefrontData } from "./storefront-data"
+
+/** What the storefront can tell the shopper about a pay-in that can no longer be paid. */
+export const CANCELED_MESSAGE =
+  "The payment window for these payment details has ended. Start the payment again to get new details."
 
 type Data = Record<string, unknown>
 
@@ -69,7 +69,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return payinProviderId(this.options_.id)
   }
 
-  protected get ledger(): PayinModuleService {
+  protected get payin(): PayinModuleService {
     try {
       return this.cradle_[PAYIN_MODULE] as PayinModuleService
     } catch {
@@ -94,7 +94,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
    * (re-read at most every few seconds, at once after a change on this instance).
    */
   protected async settings(maxAgeMs?: number): Promise<PayinProviderOptions> {
-    return (await this.ledger.providerOptions(this.options_.id, maxAgeMs)) ?? this.options_
+    return (await this.payin.settings.providerOptions(this.options_.id, maxAgeMs)) ?? this.options_
   }
 
   protected clientOf(options: PayinProviderOptions): PayinClient {
@@ -105,7 +105,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
         "payin_not_configured"
       )
     }
-    return this.ledger.clientWith(options)
+    return this.payin.settings.clientWith(options)
   }
 
   // -------------------------------------------------------------------------------------------
@@ -120,14 +120,25 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
     const options = await this.settings()
     const chosen = parseStorefrontData(data, options)
+    const collectionId = chosen.client.payment_collection_id ?? null
+    if (collectionId && (await this.payin.ledger.ofCollections([collectionId])).some((r) => r.paid_at)) {
+      // the money for this payment collection arrived already: new requisites would take it twice
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        "This order is already paid: no new payment details are needed",
+        "payin_already_paid"
+      )
+    }
     const currency = input.currency_code.toUpperCase()
     const fiat = toFiatAmount(input.amount, input.currency_code)
+    const range =
+      options.amountPolicy.mode === "range" && options.amountPolicy.tolerancePercent > 0
+        ? amountRange(fiat.decimal, options.amountPolicy.tolerancePercent)
+        : undefined
 
     const request: PayInRequest = {
       fiatCurrency: currency,
-      ...(options.amountPolicy.mode === "range" && options.amountPolicy.tolerancePercent > 0
-        ? { fiatAmountRange: amountRange(fiat.decimal, options.amountPolicy.tolerancePercent) }
-        : { fiatAmount: fiat.value }),
+      ...(range ? { fiatAmountRange: range } : { fiatAmount: fiat.value }),
       ...(chosen.method ? { method: chosen.method } : {}),
       ...(chosen.bank ? { bank: chosen.bank } : {}),
       extra: {
@@ -145,14 +156,14 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     // service tens or hundreds): the store knows every pay-in it asked for. Nothing can happen to a
     // new pay-in before the shopper sees its requisites, which only this answer carries.
     const client = this.clientOf(options)
-    const opening = this.ledger.openPayin({
+    const opening = this.payin.ledger.open({
       provider_id: this.providerId,
       session_id: sessionId,
       amount: fiat.decimal,
       currency_code: input.currency_code.toLowerCase(),
       method: chosen.method ?? null,
       bank: chosen.bank ?? null,
-      payment_collection_id: chosen.client.payment_collection_id ?? null,
+      payment_collection_id: collectionId,
     })
     const creating = client.createPayIn(request, sessionId).catch(async (error: unknown) => {
       // A key rotated from the admin on another instance: read the settings again and, when the
@@ -180,7 +191,20 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
     const transaction: Transaction = created.value
     const sessionData = toSessionData(transaction, { id: row.id, method: chosen.method }, options.paymentWindowSeconds)
-    await this.ledger.recordCreated(row.id, transaction, new Date(sessionData.expires_at))
+    const recorded = await this.payin.ledger.recordCreated(row.id, transaction, new Date(sessionData.expires_at))
+    if (recorded) await this.payin.emit(recorded.row, recorded.notices)
+
+    const mismatch = createdMismatch({ currency, amount: range ? undefined : fiat.value, range }, transaction)
+    if (mismatch) {
+      // never show the shopper requisites for another amount or currency than the order's
+      await this.payin.flag(row.id, "created_mismatch", { reason: mismatch, requested: range ?? fiat.decimal, currency })
+      this.logger.error(`payin (${this.providerId}): refused pay-in ${transaction.id} of ${sessionId}: ${mismatch}`)
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        "The payment service assigned a different amount or currency. Please try again or choose another payment method.",
+        "payin_amount_mismatch"
+      )
+    }
 
     return {
       id: transaction.id,
@@ -194,7 +218,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
   async updatePayment(input: UpdatePaymentInput): Promise<UpdatePaymentOutput> {
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data)
-    if (row && !sameAmount(row.amount as string, input.amount, input.currency_code)) {
+    if (row && !sameAmount(String(row.raw_amount?.value ?? row.amount), input.amount, input.currency_code)) {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
         "The amount of a pay-in cannot change: create a new payment session for the new total",
@@ -209,77 +233,86 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data).catch(() => null)
     if (row) {
-      await this.ledger
-        .markLedger(row.id, { session_deleted_at: new Date(), note: "payment session deleted by Medusa" })
+      await this.payin.ledger
+        .markSessionDeleted(row.id)
         .catch((e: unknown) => this.logger.warn(`payin: could not record deletion of ${row.id}: ${String(e)}`))
     }
     return { data }
   }
 
   // -------------------------------------------------------------------------------------------
-  // Payment
+  // Payment: answered from the ledger, which the webhook route and the lookups keep current
   // -------------------------------------------------------------------------------------------
 
+  /**
+   * The session's status, from the ledger when it knows the pay-in (webhooks and reconciliation
+   * keep it current: no call to the service on the webhook's path). Only when the ledger has no
+   * answer yet (the creation's outcome unknown) is the service asked, and its answer recorded
+   * through the ledger's one writer. `captured` only for a pay-in of this instance recorded paid.
+   */
   async authorizePayment(input: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
     const data = (input.data ?? {}) as Data
-    const { row, transaction } = await this.refresh(data)
-    if (row?.store_canceled_at) {
-      // The store already ended this pay-in (expired, order canceled): a late payment must never
-      // attach itself to a canceled order.
-      return { status: "canceled", data: { ...data, payin_status: row.status, error_message: CANCELED_MESSAGE } }
+    let row = await this.findRow(data)
+    if (row && row.provider_id !== this.providerId) {
+      return { status: "error", data: { ...data, error_message: "The pay-in belongs to another payment provider" } }
     }
-    const status = row?.status ?? transaction?.status
-    if (!status) {
+    if (!row?.service_id && (!row || (LEDGER_ONLY_STATUSES as readonly string[]).includes(row.status))) {
+      row = (await this.lookUpAtService(data, row)) ?? row
+    }
+    if (!row) {
       return { status: "error", data: { ...data, error_message: "The pay-in could not be found" } }
     }
-    const sessionStatus: PaymentSessionStatus = toSessionStatus(status)
-    const merged: Data = { ...data, payin_status: status }
-    if (sessionStatus === "canceled") {
-      merged.error_message = CANCELED_MESSAGE
-    }
-    return { status: sessionStatus, data: merged }
+    return this.answerFromLedger(row, data)
   }
 
   async getPaymentStatus(input: GetPaymentStatusInput): Promise<GetPaymentStatusOutput> {
-    const result = await this.authorizePayment(input)
-    return result
+    const data = (input.data ?? {}) as Data
+    const row = await this.findRow(data)
+    if (!row || row.provider_id !== this.providerId) {
+      return { status: "pending", data }
+    }
+    return this.answerFromLedger(row, data)
   }
 
-  /** Succeeds once the pay-in is closed; tolerant of repeats (Medusa calls it again from webhooks). */
+  /** Succeeds once the ledger has this instance's pay-in paid; tolerant of repeats. */
   async capturePayment(input: CapturePaymentInput): Promise<CapturePaymentOutput> {
     const data = (input.data ?? {}) as Data
-    const { row } = await this.refresh(data)
-    if (row?.status !== "closed") {
+    const row = await this.findRow(data)
+    if (!row || row.provider_id !== this.providerId || !row.paid_at) {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
         `The pay-in is ${row?.status ?? "unknown"}, not closed: the shopper has not paid yet`,
         "payin_not_paid"
       )
     }
-    return { data: { ...data, payin_status: "closed" } }
+    return { data: { ...data, payin_status: row.status } }
   }
 
   /**
    * The service has no cancel operation: the store stops treating the pay-in as payable. Medusa
    * also calls this after a concurrent duplicate authorize lost the race to create the Payment;
-   * a pay-in whose money arrived (closed) is therefore never marked canceled here.
+   * a pay-in whose money arrived is therefore never marked canceled here.
    */
   async cancelPayment(input: CancelPaymentInput): Promise<CancelPaymentOutput> {
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data).catch(() => null)
-    if (row?.status === "closed") {
-      this.logger.warn(`payin: ignored a cancel of ${row.id}: the pay-in is closed (the money arrived)`)
+    if (row?.paid_at) {
+      this.logger.warn(`payin: ignored a cancel of ${row.id}: the pay-in is paid (the money arrived)`)
       return { data }
     }
     if (row) {
-      await this.ledger
-        .markLedger(row.id, { store_canceled_at: new Date(), note: "payment canceled in Medusa" })
+      await this.payin.ledger
+        .markEndedByStore(row.id, "payment canceled in Medusa")
         .catch((e: unknown) => this.logger.warn(`payin: could not record cancellation of ${row.id}: ${String(e)}`))
     }
     return { data: { ...data, payin_canceled: true } }
   }
 
-  /** The service has no refund operation; manual-refund mode records a refund made outside. */
+  /**
+   * The service has no refund operation; manual-refund mode records a refund made outside. Never
+   * for a pay-in without a placed order: Medusa's completion compensation asks for a refund when
+   * placing the order failed after payment, and no money moved back then.
+   */
   async refundPayment(input: RefundPaymentInput): Promise<RefundPaymentOutput> {
     const data = (input.data ?? {}) as Data
     if (!(await this.settings()).manualRefunds) {
@@ -290,20 +323,26 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
         "payin_refund_unsupported"
       )
     }
+    const row = await this.findRow(data)
+    if (!row?.order_id) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        "No order was placed for this pay-in: a refund is recorded only for a placed order, once the money " +
+          "was paid back outside Medusa",
+        "payin_refund_without_order"
+      )
+    }
     const amount = MathBN.convert(input.amount).toFixed()
     const refund = { amount, at: new Date().toISOString(), mode: "manual" }
-    const row = await this.findRow(data)
-    if (row) {
-      await this.ledger.markLedger(row.id, { refund, note: `manual refund of ${amount} recorded` })
-    }
+    await this.payin.ledger.recordRefund(row.id, refund)
     const refunds = Array.isArray(data.payin_refunds) ? data.payin_refunds : []
     return { data: { ...data, payin_refunds: [...refunds, refund] } }
   }
 
   async retrievePayment(input: RetrievePaymentInput): Promise<RetrievePaymentOutput> {
     const data = (input.data ?? {}) as Data
-    const { row } = await this.refresh(data)
-    return { data: { ...data, ...(row ? { payin_status: row.status } : {}) } }
+    const row = await this.findRow(data)
+    return { data: { ...data, ...(row && row.provider_id === this.providerId ? { payin_status: row.status } : {}) } }
   }
 
   /**
@@ -338,60 +377,62 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
   }
 
   private async recordCreationFailure(ledgerId: string, error: unknown): Promise<void> {
-    const ambiguous = error instanceof PayinServiceError && error.ambiguous
     const message = error instanceof Error ? error.message : String(error)
     this.logger.warn(`payin: creating the pay-in of ledger row ${ledgerId} failed: ${message}`)
-    try {
-      // An ambiguous failure stays "creating": reconciliation looks it up by external id.
-      await this.ledger.updatePayinTransactions({
-        id: ledgerId,
-        last_error: message,
-        ...(ambiguous ? {} : { status: "failed" }),
-      } as never)
-    } catch (e) {
-      this.logger.warn(`payin: could not record the failure on ${ledgerId}: ${String(e)}`)
+    if (error instanceof PayinServiceError && error.ambiguous) {
+      // it may exist at the service: the row stays "creating" and reconciliation looks it up by external id
+      return
     }
+    await this.payin.ledger
+      .recordCreationFailure(ledgerId, message)
+      .catch((e: unknown) => this.logger.warn(`payin: could not record the failure on ${ledgerId}: ${String(e)}`))
   }
 
   private async findRow(data: Data): Promise<LedgerRow | null> {
     const ledgerId = typeof data.payin_ledger_id === "string" ? data.payin_ledger_id : undefined
-    const sessionId = typeof data.session_id === "string" ? data.session_id : undefined
-    if (!ledgerId && !sessionId) {
-      return null
+    if (ledgerId) {
+      return this.payin.ledger.get(ledgerId)
     }
-    const [row] = (await this.ledger.listPayinTransactions(
-      ledgerId ? { id: ledgerId } : { session_id: sessionId }
-    )) as unknown as LedgerRow[]
-    return row ?? null
+    const sessionId = typeof data.session_id === "string" ? data.session_id : undefined
+    return sessionId ? this.payin.ledger.findBy("session_id", sessionId) : null
+  }
+
+  /** The session status the ledger's row means, with the data the storefront reads. */
+  private answerFromLedger(row: LedgerRow, data: Data): AuthorizePaymentOutput {
+    const paid = Boolean(row.paid_at)
+    if (row.store_canceled_at && !paid) {
+      // The store already ended this pay-in (expired, order canceled): a late payment must never
+      // attach itself to a canceled order.
+      return { status: "canceled", data: { ...data, payin_status: row.status, error_message: CANCELED_MESSAGE } }
+    }
+    const status = sessionStatusOf(row.status, { paid }) as PaymentSessionStatus
+    const merged: Data = { ...data, payin_status: row.status }
+    if (status === "canceled") {
+      merged.error_message = CANCELED_MESSAGE
+    }
+    return { status, data: merged }
   }
 
   /**
-   * Looks the pay-in up at the service and records what it says on the ledger. When the service
-   * cannot be reached, the ledger's last known state answers (webhooks and reconciliation catch up).
+   * Asks the service about a pay-in the ledger has no answer for yet (its creation's outcome is
+   * unknown) and records the answer through the ledger's one writer (history, flags, events).
+   * When the service cannot be reached, the ledger's row stands; reconciliation catches up.
    */
-  private async refresh(data: Data): Promise<{ row: LedgerRow | null; transaction: Transaction | null }> {
-    let row = await this.findRow(data)
-    const serviceId = row?.service_id ?? (typeof data.payin_id === "string" ? data.payin_id : null)
+  private async lookUpAtService(data: Data, row: LedgerRow | null): Promise<LedgerRow | null> {
     const externalId = row?.session_id ?? (typeof data.session_id === "string" ? data.session_id : null)
-    let transaction: Transaction | null = null
     try {
-      const client = this.clientOf(await this.settings())
-      if (serviceId) {
-        transaction = await client.getTransaction(serviceId)
-      } else if (externalId) {
-        transaction = await client.findByExternalId(externalId)
+      const transaction = await this.clientOf(await this.settings()).lookUp({ externalId })
+      if (transaction && row) {
+        return (await this.payin.recordStatus(row.id, transaction, "authorize", (r) => r.provider_id === this.providerId)).row
       }
     } catch (error) {
       this.logger.warn(
-        `payin: lookup of ${serviceId ?? externalId} failed, using the ledger's last known state: ${
+        `payin: lookup of ${externalId} failed, using the ledger's last known state: ${
           error instanceof Error ? error.message : String(error)
         }`
       )
     }
-    if (transaction && row) {
-      row = (await this.ledger.recordServiceTransaction(row.id, transaction, "lookup")).row
-    }
-    return { row, transaction }
+    return row
   }
 
   /** A clear error for the storefront; the merchant-facing detail goes to the log. */

@@ -2,7 +2,8 @@ import type { Transaction } from "../../client/schemas"
 
 /**
  * The payment-session `data` a storefront reads (Medusa returns session data to the storefront):
- * what the shopper needs to pay, and nothing secret (no API key, no merchant fee).
+ * what the shopper needs to pay, and nothing of the merchant's side (no API key, fee, crypto
+ * amount or rate).
  */
 export type PayinSessionData = {
   session_id?: string
@@ -23,9 +24,6 @@ export type PayinSessionData = {
     number: string
     sbp_number: string | null
   }
-  crypto_amount: string
-  crypto_currency: string
-  currency_rate: string
   /** Hosted Payment Page, when the service returns one. */
   payment_page_url: string | null
   created_at: string
@@ -56,9 +54,6 @@ export function toSessionData(
       number: tx.requisite.requisites,
       sbp_number: tx.requisite.sbpNumber ?? null,
     },
-    crypto_amount: tx.cryptoAmount,
-    crypto_currency: tx.cryptoCurrency,
-    currency_rate: tx.currencyRate,
     payment_page_url: tx.externalPaymentPageUrl ?? null,
     created_at: tx.createdAt,
     expires_at: expires.toISOString(),

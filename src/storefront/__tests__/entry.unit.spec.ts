@@ -21,8 +21,12 @@ describe("package entries", () => {
   it("keeps the helpers free of React and of server code", () => {
     for (const { file, text } of sources(KIT)) {
       for (const spec of imports(text)) {
-        expect([file, spec]).toEqual([file, expect.stringMatching(/^(\.\/[\w-]+|qrcode-generator)$/)])
+        // besides its own files: the shared status vocabulary and provider id, which import nothing
+        expect([file, spec]).toEqual([file, expect.stringMatching(/^(\.\/[\w-]+|qrcode-generator|\.\.\/status|\.\.\/provider-id)$/)])
       }
+    }
+    for (const shared of ["status.ts", "provider-id.ts"]) {
+      expect([shared, imports(readFileSync(join(KIT, "..", shared), "utf8"))]).toEqual([shared, []])
     }
   })
 

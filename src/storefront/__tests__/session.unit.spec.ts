@@ -51,6 +51,8 @@ describe("fromSessionData", () => {
     ["failed", "failed"],
     ["creating", "pending"],
     [undefined, "pending"],
+    // a status this version does not know: the same answer as the store status route
+    ["some_new_status", "in_review"],
   ])("maps payin_status %p to %p", (status, state) => {
     expect(fromSessionData(data({ payin_status: status }), "pp_payin_payin", NOW).state).toBe(state)
   })

@@ -1,9 +1,11 @@
 import { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { MedusaError } from "@medusajs/framework/utils"
 import { payinProviderId } from "../../../../medusa-plugin.config"
+import { isDisputeStatus } from "../../../status"
 import { PayinServiceError } from "../../../client/errors"
 import type PayinModuleService from "../../../modules/payin/service"
-import type { EffectiveProviderSettings, LedgerRow } from "../../../modules/payin/service"
+import type { LedgerRow } from "../../../modules/payin/service"
+import { type EffectiveProviderSettings, SettingsConflictError } from "../../../modules/payin/settings-store"
 import { ENCRYPTION_ENV } from "../../../modules/payin/secrets"
 import { SettingsValidationError } from "../../../modules/payin/settings"
 import { invalid, notFound, payinModule } from "../../utils"
@@ -19,6 +21,10 @@ export async function settingsChange<T>(res: MedusaResponse, fn: () => Promise<T
   } catch (error) {
     if (error instanceof SettingsValidationError) {
       invalid(res, error.fields)
+      return null
+    }
+    if (error instanceof SettingsConflictError) {
+      res.status(409).json({ type: "conflict", code: "settings_conflict", message: error.message, revision: error.current })
       return null
     }
     if (MedusaError.isMedusaError(error) && (error as MedusaError).type === MedusaError.Types.NOT_FOUND) {
@@ -64,11 +70,11 @@ export function providerView(req: MedusaRequest, settings: EffectiveProviderSett
 
 export async function allSettingsView(req: MedusaRequest) {
   const ledger = payinModule(req)
-  await ledger.loadSettings(0)
-  const providers = await Promise.all(ledger.listProviderInstanceIds().map((id) => ledger.providerSettings(id)))
+  await ledger.settings.load(0)
+  const providers = await Promise.all(ledger.settings.instanceIds().map((id) => ledger.settings.provider(id)))
   return {
-    encryption: { configured: ledger.secretBox.configured, env: ENCRYPTION_ENV },
-    plugin: ledger.pluginSettingsView(),
+    encryption: { configured: ledger.settings.secretBox.configured, env: ENCRYPTION_ENV },
+    plugin: ledger.settings.pluginView(),
     providers: providers.filter((p): p is EffectiveProviderSettings => p !== null).map((p) => providerView(req, p)),
   }
 }
@@ -118,7 +124,7 @@ export function transactionDetail(row: LedgerRow) {
     trader_fiat_amount: text("disputeTraderFiatAmount"),
   }
   const hasDispute =
-    ["dispute", "checking", "re_calculation"].includes(row.status) ||
+    isDisputeStatus(row.status) ||
     Boolean(row.recalculated_at) ||
     Boolean(disputeFields.merchant_check_url || disputeFields.trader_check_url) ||
     [disputeFields.merchant_fiat_amount, disputeFields.trader_fiat_amount].some((a) => a !== null && Number(a) !== 0)
@@ -146,14 +152,14 @@ export function transactionDetail(row: LedgerRow) {
 }
 
 export async function detailView(ledger: PayinModuleService, id: string) {
-  const found = await ledger.ledgerDetail(id)
+  const found = await ledger.queries.detail(id)
   if (!found) {
     return null
   }
   return {
     transaction: transactionDetail(found.row),
-    history: found.history.map((h) => ({ ...h, created_at: iso(h.created_at) })),
-    webhooks: found.webhooks.map((w) => ({
+    history: found.history.map((h: { created_at: unknown }) => ({ ...h, created_at: iso(h.created_at) })),
+    webhooks: found.webhooks.map((w: Record<string, unknown>) => ({
       ...w,
       created_at: iso(w.created_at),
       applied_at: iso(w.applied_at),

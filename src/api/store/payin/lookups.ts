@@ -109,9 +109,9 @@ export async function currentLedgerRow(
 ): Promise<LedgerRow | null> {
   const lists = await Promise.all([
     where.paymentCollectionIds.length
-      ? ledger.listLedger({ paymentCollectionIds: where.paymentCollectionIds, limit: 50 })
+      ? ledger.queries.list({ paymentCollectionIds: where.paymentCollectionIds, limit: 50 })
       : { rows: [] as LedgerRow[] },
-    where.orderId ? ledger.listLedger({ orderId: where.orderId, limit: 50 }) : { rows: [] as LedgerRow[] },
+    where.orderId ? ledger.queries.list({ orderId: where.orderId, limit: 50 }) : { rows: [] as LedgerRow[] },
   ])
   return pickCurrentRow(lists.flatMap((l) => l.rows))
 }

@@ -1,4 +1,4 @@
-import { FINAL_PAYIN_STATES } from "../../../storefront/types"
+import { OPEN_SHOPPER_STATES, isFinalShopperState, shopperStateOf } from "../../../status"
 import type { PayinRequisiteView, PayinState, PayinStatusView } from "../../../storefront/types"
 
 /**
@@ -26,42 +26,26 @@ export type StatusRow = {
   session_deleted_at: Date | string | null
   store_canceled_at: Date | string | null
   recalculated_at: Date | string | null
+  /** When the pay-in was first closed (the money arrived). */
+  paid_at?: Date | string | null
 }
-
-/** Where the shopper can still pay, or the outcome is still open: requisites are shown. */
-const PAYABLE_STATES: ReadonlySet<PayinState> = new Set(["pending", "awaiting_payment", "in_review"])
 
 /**
  * The shopper's state of a ledger row. A pay-in the store ended (order canceled, expired by the
  * store) or whose session Medusa deleted (the cart changed) is `canceled` while the service still
- * holds it open: paying into it would be a stray payment.
+ * holds it open: paying into it would be a stray payment. A paid pay-in stays `paid` through a
+ * later dispute (that is the merchant's business).
  */
-export function payinState(row: Pick<StatusRow, "status" | "store_canceled_at" | "session_deleted_at">): PayinState {
-  const endedByStore = Boolean(row.store_canceled_at || row.session_deleted_at)
-  switch (row.status) {
-    case "creating":
-      return endedByStore ? "canceled" : "pending"
-    case "active":
-      return endedByStore ? "canceled" : "awaiting_payment"
-    case "closed":
-      return "paid"
-    case "dispute":
-    case "checking":
-    case "re_calculation":
-      return "in_review"
-    case "canceled":
-      return "expired"
-    case "failed":
-      return "failed"
-    default:
-      // a status this version does not know: still open as far as the shopper can tell
-      return "in_review"
-  }
+export function payinState(
+  row: Pick<StatusRow, "status" | "store_canceled_at" | "session_deleted_at"> & { paid_at?: unknown }
+): PayinState {
+  return shopperStateOf(row.status, {
+    paid: Boolean(row.paid_at),
+    endedByStore: Boolean(row.store_canceled_at || row.session_deleted_at),
+  })
 }
 
-export function isFinalState(state: PayinState): boolean {
-  return FINAL_PAYIN_STATES.includes(state)
-}
+export const isFinalState = isFinalShopperState
 
 /** Whole seconds until `expiresAt` (0 when over, unknown, or the pay-in is not awaiting payment). */
 export function secondsLeft(state: PayinState, expiresAt: Date | string | null, now: Date): number {
@@ -81,15 +65,15 @@ export type StatusViewContext = {
 
 export function toStatusView(row: StatusRow, context: StatusViewContext): PayinStatusView {
   const state = payinState(row)
-  const payable = PAYABLE_STATES.has(state)
+  const payable = OPEN_SHOPPER_STATES.includes(state)
   const recalculated = Boolean(row.recalculated_at)
   // What the shopper was asked to transfer: the service's amount (with a fiatAmountRange it picks
   // one inside the range, so not necessarily the order total), as first assigned; the session
   // total while the service has not answered yet.
   const sessionAmount = decimal2(row.raw_amount?.value ?? row.amount)
-  const amount = recalculated
-    ? (decimal2(context.originalFiatAmount) ?? sessionAmount ?? decimal2(row.fiat_amount))
-    : (decimal2(row.fiat_amount) ?? sessionAmount)
+  const fiat = decimal2(row.fiat_amount)
+  const amount =
+    decimal2(context.originalFiatAmount) ?? (recalculated ? (sessionAmount ?? fiat) : (fiat ?? sessionAmount))
   return {
     provider_id: row.provider_id,
     payin_id: row.service_id ?? null,
@@ -98,7 +82,8 @@ export function toStatusView(row: StatusRow, context: StatusViewContext): PayinS
     final: isFinalState(state),
     amount: amount ?? "0.00",
     currency: String(text(row.fiat_currency) ?? row.currency_code).toUpperCase(),
-    paid_amount: recalculated ? decimal2(row.fiat_amount) : null,
+    // what the service reports received, when it differs from what was asked (or was recalculated)
+    paid_amount: recalculated || (fiat !== null && amount !== null && fiat !== amount) ? fiat : null,
     method: text(row.method),
     bank: text(row.bank) ?? text(row.requisite?.bank),
     requisite: payable ? requisiteView(row.requisite) : null,
@@ -106,7 +91,7 @@ export function toStatusView(row: StatusRow, context: StatusViewContext): PayinS
     created_at: iso(row.created_at) ?? context.now.toISOString(),
     expires_at: iso(row.expires_at),
     seconds_left: secondsLeft(state, row.expires_at, context.now),
-    paid_at: row.status === "closed" ? iso(row.status_changed_at) : null,
+    paid_at: state === "paid" ? (iso(row.paid_at) ?? iso(row.status_changed_at)) : null,
   }
 }
 

@@ -1,5 +1,5 @@
 import { model } from "@medusajs/framework/utils"
-import { LEDGER_STATUSES } from "../transitions"
+import { LEDGER_STATUSES } from "../../../status"
 import { PayinStatusChange } from "./payin-status-change"
 
 /**
@@ -21,8 +21,10 @@ export const PayinTransaction = model
     /** Amount of the payment session, major units of `currency_code`. */
     amount: model.bigNumber(),
     currency_code: model.text(),
-    /** The service's current fiat amount (2-decimal string); changes after a recalculation. */
+    /** The service's current fiat amount (2-decimal string): what was received once closed; changes after a recalculation. */
     fiat_amount: model.text().nullable(),
+    /** The amount the service assigned when it created the pay-in (what the shopper was asked to pay). */
+    assigned_amount: model.text().nullable(),
     fiat_currency: model.text().nullable(),
     method: model.text().nullable(),
     bank: model.text().nullable(),
@@ -42,6 +44,15 @@ export const PayinTransaction = model
     recalculated_at: model.dateTime().nullable(),
     /** When the apply-path had Medusa capture the payment. */
     captured_at: model.dateTime().nullable(),
+    /** When the pay-in was first closed (the money arrived); it never returns to active or canceled after. */
+    paid_at: model.dateTime().nullable(),
+    /**
+     * A Medusa effect the status asks for that has not happened yet (capture the payment, cancel
+     * the order), set in the same commit as the status change and cleared when done or flagged.
+     */
+    effect_pending: model.enum(["capture", "cancel_order"]).nullable(),
+    /** Failed attempts at the pending effect; after the plugin's effectRetryLimit it is flagged. */
+    effect_attempts: model.number().default(0),
     /** Exceptions for the merchant: { [flag]: { at, ...details } } (late_payment, stray_payment, ...). */
     flags: model.json().nullable(),
     /** Refunds recorded in manual-refund mode. */
@@ -59,4 +70,7 @@ export const PayinTransaction = model
     { on: ["status", "created_at"] },
     { on: ["order_id"], where: "order_id IS NOT NULL" },
     { on: ["cart_id"], where: "cart_id IS NOT NULL" },
+    { on: ["payment_collection_id"], where: "payment_collection_id IS NOT NULL" },
+    // reconciliation finds pay-ins whose effect is pending without reading the closed ones
+    { on: ["effect_attempts", "id"], where: "effect_pending IS NOT NULL" },
   ])

@@ -15,8 +15,11 @@ export const PayinWebhookEvent = model
     /** sha256 of the canonical JSON of the body: the same transaction in the same state and data. */
     payload_hash: model.text(),
     raw_body: model.text(),
-    /** received: stored, not applied yet; applied; failed: will be retried at next_attempt_at. */
-    state: model.enum(["received", "applied", "failed"]).default("received"),
+    /**
+     * received: stored, not applied yet; applied; failed: will be retried at next_attempt_at;
+     * rejected: verified but refused for good (a pay-in of another merchant account).
+     */
+    state: model.enum(["received", "applied", "failed", "rejected"]).default("received"),
     attempts: model.number().default(0),
     duplicates: model.number().default(0),
     last_error: model.text().nullable(),

@@ -1,6 +1,5 @@
 import { parseProviderOptions } from "../../../../medusa-plugin.config"
 import { CLIENT_CONTEXT_KEY, isAllowedRedirect, parseStorefrontData } from "../storefront-data"
-import { toSessionStatus } from "../status"
 
 const options = parseProviderOptions(
   {
@@ -69,16 +68,5 @@ describe("isAllowedRedirect", () => {
     expect(isAllowedRedirect("https://shop.example:8443/a", ["https://shop.example"])).toBe(false)
     expect(isAllowedRedirect("not a url", ["https://shop.example"])).toBe(false)
     expect(isAllowedRedirect("https://shop.example/a", [])).toBe(false)
-  })
-})
-
-describe("toSessionStatus", () => {
-  it("maps the service's states to Medusa's session states", () => {
-    expect(toSessionStatus("closed")).toBe("captured")
-    for (const open of ["active", "creating", "dispute", "checking", "re_calculation"] as const) {
-      expect(toSessionStatus(open)).toBe("pending_authorization")
-    }
-    expect(toSessionStatus("canceled")).toBe("canceled")
-    expect(toSessionStatus("failed")).toBe("error")
   })
 })

@@ -221,8 +221,8 @@ function ProviderForm({ settings, all }: { settings: ProviderSettings; all: AllS
     }
     setErrors({})
     try {
-      if (Object.keys(provider).length) await saveProvider.mutateAsync(provider)
-      if (Object.keys(plugin).length) await savePlugin.mutateAsync(plugin)
+      if (Object.keys(provider).length) await saveProvider.mutateAsync({ ...provider, revision: settings.revision })
+      if (Object.keys(plugin).length) await savePlugin.mutateAsync({ ...plugin, revision: all.plugin.revision })
       setDraft((d) => ({ ...d, apiKey: "" }))
       toast.success(t("payin.settings.saved"))
     } catch (error) {
@@ -232,7 +232,7 @@ function ProviderForm({ settings, all }: { settings: ProviderSettings; all: AllS
 
   const reset = (patch: Record<string, unknown>, plugin = false) => async () => {
     try {
-      await (plugin ? savePlugin : saveProvider).mutateAsync(patch)
+      await (plugin ? savePlugin : saveProvider).mutateAsync({ ...patch, revision: plugin ? all.plugin.revision : settings.revision })
       toast.success(t("payin.settings.saved"))
     } catch (error) {
       fail(error)

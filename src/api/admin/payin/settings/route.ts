@@ -11,7 +11,7 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const patch = parseOr400(res, pluginSettingsPatchSchema, req.body)
   if (!patch) return
-  const saved = await settingsChange(res, () => payinModule(req).updatePluginSettings(patch, req.auth_context?.actor_id))
+  const saved = await settingsChange(res, () => payinModule(req).settings.updatePlugin(patch, req.auth_context?.actor_id))
   if (!saved) return
   res.json(await allSettingsView(req))
 }

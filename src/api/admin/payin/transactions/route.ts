@@ -1,6 +1,6 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { z } from "zod"
-import { LEDGER_STATUSES } from "../../../../modules/payin/transitions"
+import { LEDGER_STATUSES } from "../../../../status"
 import { parseOr400, payinModule, transactionRow } from "../helpers"
 
 const list = (what: string, allowed?: readonly string[]) =>
@@ -33,7 +33,7 @@ const transactionsQuerySchema = z
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const query = parseOr400(res, transactionsQuerySchema, req.query)
   if (!query) return
-  const { rows, count } = await payinModule(req).listLedger({
+  const { rows, count } = await payinModule(req).queries.list({
     status: query.status,
     flags: query.flag,
     hasFlags: query.has_flags === "true",

@@ -6,9 +6,9 @@ import { payinModule, publicBaseUrl } from "../helpers"
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const ledger = payinModule(req)
   const providers = await Promise.all(
-    ledger.listProviderInstanceIds().map(async (id) => {
+    ledger.settings.instanceIds().map(async (id) => {
       const providerId = payinProviderId(id)
-      const health = await ledger.webhookHealth(providerId)
+      const health = await ledger.inbox.health(providerId)
       return {
         id,
         provider_id: providerId,

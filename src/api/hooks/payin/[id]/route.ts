@@ -1,9 +1,10 @@
 import { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
-import { PAYIN_MODULE, payinProviderId } from "../../../../../medusa-plugin.config"
+import { PAYIN_MODULE } from "../../../../../medusa-plugin.config"
 import { TransactionSchema } from "../../../../client/schemas"
-import { checkWebhookSignature } from "../../../../client/webhook-signature"
+import { SignatureCheck, checkWebhookSignature } from "../../../../client/webhook-signature"
+import { receivePayinWebhook } from "../../../../money-path/inbox"
 import type PayinModuleService from "../../../../modules/payin/service"
-import { receivePayinWebhook } from "../../../../workflows/webhook-inbox"
+import { payinProviderId } from "../../../../provider-id"
 
 // The service authenticates by signature, not by a Medusa session or key.
 export const AUTHENTICATE = false
@@ -13,7 +14,7 @@ export const AUTHENTICATE = false
  * instance (for checking the URL pasted into the merchant panel). No secrets in the answer.
  */
 export async function GET(req: MedusaRequest, res: MedusaResponse): Promise<void> {
-  const options = await req.scope.resolve<PayinModuleService>(PAYIN_MODULE).providerOptions(req.params.id)
+  const options = await req.scope.resolve<PayinModuleService>(PAYIN_MODULE).settings.providerOptions(req.params.id)
   if (!options) {
     res.status(404).json({ code: "unknown_provider", message: `No pay-in provider instance "${req.params.id}" in this store` })
     return
@@ -21,29 +22,44 @@ export async function GET(req: MedusaRequest, res: MedusaResponse): Promise<void
   res.status(200).json({ provider_id: payinProviderId(options.id), configured: Boolean(options.apiKey) })
 }
 
+const SIGNATURE_ANSWERS: Record<Exclude<SignatureCheck, "ok">, [number, string]> = {
+  missing: [400, "The x-signature header is missing"],
+  malformed: [400, "The x-signature header is not a 64-character hexadecimal HMAC-SHA256"],
+  mismatch: [401, "The x-signature does not match the body"],
+}
+
 /**
  * POST /hooks/payin/<id>: status callbacks of the payment service for provider instance <id>.
- * Verifies the signature over the raw bytes before parsing anything (missing, non-hex or
- * wrong-length signature: 400; mismatch: 401; refused requests are only counted), stores the
- * callback in the durable inbox, then applies it through the one apply-path. 200 once applied or
- * a duplicate; 202 when stored but not applied yet (the retry job applies it).
+ * One way through: verify → inbox → apply → answer. The signature is checked over the raw bytes
+ * before anything is parsed; refused requests are only counted.
+ *
+ * | case | answer |
+ * |---|---|
+ * | unknown instance | 404 |
+ * | instance without a usable key (none, or a stored key that cannot be decrypted) | 401 |
+ * | missing, non-hex or wrong-length signature; no JSON body; not a Transaction | 400 |
+ * | signature mismatch | 401 |
+ * | a pay-in of another merchant account (other key) | 403 |
+ * | applied, or a duplicate | 200 |
+ * | stored, not applied yet (the retry job applies it), or a Medusa effect still pending | 202 |
  */
 export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<void> {
   const instanceId = req.params.id
-  const ledger = req.scope.resolve<PayinModuleService>(PAYIN_MODULE)
-  let options = await ledger.providerOptions(instanceId)
+  const payin = req.scope.resolve<PayinModuleService>(PAYIN_MODULE)
+  let options = await payin.settings.providerOptions(instanceId)
   if (!options) {
     res.status(404).json({ code: "unknown_provider", message: `No pay-in provider instance "${instanceId}" in this store` })
     return
   }
   const providerId = payinProviderId(instanceId)
-  if (!options.apiKey) {
-    res.status(503).json({ code: "not_configured", message: "This pay-in provider has no API key to verify webhooks with" })
-    return
-  }
   const refuse = (status: number, code: string, message: string, extra: Record<string, unknown> = {}) => {
-    ledger.countRejectedWebhook(providerId, code)
+    payin.inbox.countRejected(providerId, code)
     res.status(status).json({ code, message, ...extra })
+  }
+  if (!options.apiKey) {
+    // nothing to verify with: the request cannot be authenticated, whatever its headers
+    refuse(401, "not_configured", "This pay-in provider has no usable API key to verify webhooks with")
+    return
   }
   const raw = (req as MedusaRequest & { rawBody?: Buffer }).rawBody
   if (!raw || !raw.length) {
@@ -54,23 +70,18 @@ export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<voi
   if (check === "mismatch") {
     // The key may have been rotated from the admin on another instance: read the settings again
     // (at most once a second) before refusing.
-    const fresh = await ledger.providerOptions(instanceId, 1_000)
+    const fresh = await payin.settings.providerOptions(instanceId, 1_000)
     if (fresh?.apiKey && fresh.apiKey !== options.apiKey) {
       options = fresh
       check = checkWebhookSignature(raw, req.headers["x-signature"], fresh.apiKey)
     }
   }
   if (check !== "ok") {
-    const message = {
-      missing: "The x-signature header is missing",
-      malformed: "The x-signature header is not a 64-character hexadecimal HMAC-SHA256",
-      mismatch: "The x-signature does not match the body",
-    }[check]
-    refuse(check === "mismatch" ? 401 : 400, `signature_${check}`, message)
+    const [status, message] = SIGNATURE_ANSWERS[check]
+    refuse(status, `signature_${check}`, message)
     return
   }
 
-  const text = raw.toString("utf8")
   // Medusa's JSON parser already parsed these exact bytes (a body it cannot parse never gets here)
   const parsed = TransactionSchema.safeParse(req.body)
   if (!parsed.success) {
@@ -80,15 +91,20 @@ export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<voi
     return
   }
 
-  const outcome = await receivePayinWebhook(req.scope, providerId, parsed.data, text)
-  if (outcome.outcome === "queued") {
-    res.status(202).json({ received: true, applied: false, message: "Stored; it will be applied by the retry job" })
-    return
+  const outcome = await receivePayinWebhook(req.scope, providerId, parsed.data, raw.toString("utf8"))
+  switch (outcome.outcome) {
+    case "foreign":
+      res.status(403).json({ code: "foreign_payin", message: "This transaction belongs to another merchant account" })
+      return
+    case "queued":
+      res.status(202).json({ received: true, applied: false, message: "Stored; it will be applied by the retry job" })
+      return
+    case "duplicate":
+      res.status(200).json({ received: true, duplicate: true })
+      return
+    default: {
+      const { outcome: _o, ...result } = outcome
+      res.status(result.effectPending ? 202 : 200).json({ received: true, ...result })
+    }
   }
-  if (outcome.outcome === "duplicate") {
-    res.status(200).json({ received: true, duplicate: true })
-    return
-  }
-  const { outcome: _o, ...result } = outcome
-  res.status(200).json({ received: true, ...result })
 }

@@ -1,5 +1,5 @@
 import { MedusaStoreRequest, MedusaResponse } from "@medusajs/framework/http"
-import { PAYIN_PROVIDER_IDENTIFIER, payinProviderId } from "../../../../../medusa-plugin.config"
+import { instanceIdOf, payinProviderId } from "../../../../provider-id"
 import { errorMessage } from "../../../../client/errors"
 import type { PayinBanksResponse, PayinStoreError } from "../../../../storefront/types"
 import { notFound, parseOr400, payinModule } from "../../../utils"
@@ -40,7 +40,7 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
 
   const { providerId, enabledInRegion } = chooseProvider({
     requested: query.provider_id,
-    configured: ledger.listProviderInstanceIds().map((id) => payinProviderId(id)),
+    configured: ledger.settings.instanceIds().map((id) => payinProviderId(id)),
     regionProviders,
     defaultId: payinProviderId(),
   })
@@ -52,8 +52,8 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
     return
   }
 
-  const instanceId = providerId.slice(`pp_${PAYIN_PROVIDER_IDENTIFIER}_`.length)
-  const options = await ledger.providerOptions(instanceId)
+  const instanceId = instanceIdOf(providerId)!
+  const options = await ledger.settings.providerOptions(instanceId)
   if (!options?.apiKey || !options.baseUrl) {
     unavailable(res, "payin_not_configured", "Pay-in payments are not configured yet.")
     return
@@ -65,7 +65,7 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
       instanceId,
       banksCacheKey(instanceId, options.baseUrl, options.apiKey),
       async (previous) => {
-        const client = ledger.clientWith(options)
+        const client = ledger.settings.clientWith(options)
         const [banks, currencies] = await Promise.allSettled([client.listBanks(), client.listCurrencies()])
         if (banks.status === "rejected") throw banks.reason
         return {

@@ -4,7 +4,7 @@ import { errorMessage } from "../../../../client/errors"
 import type PayinModuleService from "../../../../modules/payin/service"
 import type { LedgerRow } from "../../../../modules/payin/service"
 import type { PayinStatusResponse } from "../../../../storefront/types"
-import { reconcilePayin } from "../../../../workflows/reconcile-payins"
+import { reconcileWithService } from "../../../../money-path/lookup"
 import { notFound, parseOr400, payinModule } from "../../../utils"
 import { cartIdOfOrder, currentLedgerRow, findCart, findOrder, orderIdOfCart, orderView } from "../lookups"
 import { LookupThrottle, dueForLookup } from "../refresh"
@@ -83,21 +83,22 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
 async function refreshIfDue(scope: MedusaContainer, ledger: PayinModuleService, row: LedgerRow): Promise<LedgerRow> {
   const now = new Date()
   const final = isFinalState(payinState(row as unknown as StatusRow))
-  const { reconcileAfterSeconds } = await ledger.effectivePluginOptions()
+  const { reconcileAfterSeconds } = await ledger.settings.plugin()
   if (!dueForLookup(row, final, now, reconcileAfterSeconds) || !throttle.tryAcquire(row.id, now.getTime())) {
     return row
   }
   try {
-    await reconcilePayin(scope, row.id, "store")
+    await reconcileWithService(scope, row, "store")
   } catch (error) {
     warn(scope, `payin: looking up ${row.id} on a status poll failed: ${errorMessage(error)}`)
     return row
   }
-  return (await ledger.retrievePayinTransaction(row.id)) as unknown as LedgerRow
+  return (await ledger.ledger.get(row.id)) ?? row
 }
 
-/** The amount of the service's first answer, needed only once a recalculation replaced it on the row. */
+/** The amount the service assigned (rows recorded before `assigned_amount` existed: from the history). */
 async function originalFiatAmount(ledger: PayinModuleService, row: LedgerRow): Promise<string | null> {
+  if (row.assigned_amount) return row.assigned_amount
   if (!row.recalculated_at) return null
   const history = (await ledger.listPayinStatusChanges(
     { transaction_id: row.id } as never,

@@ -18,12 +18,12 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
     .map((c) => c.id)
   const ledger = payinModule(req)
   const [byOrder, byCollection] = await Promise.all([
-    ledger.listLedger({ orderId: req.params.order_id, limit: 50 }),
-    collectionIds.length ? ledger.listLedger({ paymentCollectionIds: collectionIds, limit: 50 }) : { rows: [], count: 0 },
+    ledger.queries.list({ orderId: req.params.order_id, limit: 50 }),
+    collectionIds.length ? ledger.queries.list({ paymentCollectionIds: collectionIds, limit: 50 }) : { rows: [], count: 0 },
   ])
   const seen = new Set<string>()
   const rows = [...byOrder.rows, ...byCollection.rows]
     .filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)))
-    .sort((a, b) => new Date(b.created_at as string).getTime() - new Date(a.created_at as string).getTime())
+    .sort((a, b) => new Date(b.created_at).getTime() - new Date(a.created_at).getTime())
   res.json({ transactions: rows.map(transactionDetail) })
 }

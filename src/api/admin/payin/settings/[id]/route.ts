@@ -4,7 +4,7 @@ import { notFound, parseOr400, payinModule, providerView, settingsChange } from 
 
 /** GET /admin/payin/settings/:id: one provider instance (the API key only masked). */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
-  const settings = await payinModule(req).providerSettings(req.params.id, 0)
+  const settings = await payinModule(req).settings.provider(req.params.id, 0)
   if (!settings) {
     notFound(res, `No pay-in provider instance "${req.params.id}" in this store`)
     return
@@ -19,13 +19,13 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
  */
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const ledger = payinModule(req)
-  if (!ledger.getConfiguredProviderOptions(req.params.id)) {
+  if (!ledger.settings.configuredProvider(req.params.id)) {
     notFound(res, `No pay-in provider instance "${req.params.id}" in this store`)
     return
   }
   const patch = parseOr400(res, providerSettingsPatchSchema, req.body)
   if (!patch) return
-  const saved = await settingsChange(res, () => ledger.updateProviderSettings(req.params.id, patch, req.auth_context?.actor_id))
+  const saved = await settingsChange(res, () => ledger.settings.updateProvider(req.params.id, patch, req.auth_context?.actor_id))
   if (!saved) return
   res.json(providerView(req, saved))
 }

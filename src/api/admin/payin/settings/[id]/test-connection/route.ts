@@ -1,6 +1,6 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { networkInterfaces } from "os"
-import { providerOptionsSchema } from "../../../../../../../medusa-plugin.config"
+import { providerOptionsSchema } from "../../../../../../modules/payin/options"
 import { PayinClient } from "../../../../../../client/client"
 import { PayinIpNotWhitelistedError, PayinServiceError, errorMessage } from "../../../../../../client/errors"
 import { testConnectionSchema, zodFields } from "../../../../../../modules/payin/settings"
@@ -9,12 +9,13 @@ import { invalid, notFound, parseOr400, payinModule } from "../../../helpers"
 /**
  * POST /admin/payin/settings/:id/test-connection: calls the service's banks and currency
  * endpoints with the saved settings, or with the unsaved values in the body, and reports what
- * happened. Always 200 with `ok` (400 for invalid input, 404 for an unknown instance).
+ * happened. Always 200 with `ok` (400 for invalid input, 404 for an unknown instance). The stored
+ * API key is sent only to the stored base URL: testing another base URL needs `apiKey` in the body.
  */
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const body = parseOr400(res, testConnectionSchema, req.body)
   if (!body) return
-  const saved = await payinModule(req).providerOptions(req.params.id, 0)
+  const saved = await payinModule(req).settings.providerOptions(req.params.id, 0)
   if (!saved) {
     notFound(res, `No pay-in provider instance "${req.params.id}" in this store`)
     return
@@ -25,6 +26,11 @@ export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse)
     ...(body.baseUrl ? { baseUrl: body.baseUrl } : {}),
     ...(typeof body.timeoutMs === "number" ? { timeoutMs: body.timeoutMs } : {}),
     ...(typeof body.signRequests === "boolean" ? { signRequests: body.signRequests } : {}),
+  }
+  if (body.baseUrl && body.baseUrl.trim() !== saved.baseUrl && !body.apiKey) {
+    // the write-only key never travels to a URL the admin only typed in
+    invalid(res, [{ path: "apiKey", message: "enter the API key to test a base URL other than the saved one" }])
+    return
   }
   const checked = providerOptionsSchema.safeParse(candidate)
   if (!checked.success) {
@@ -52,6 +58,7 @@ export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse)
     timeoutMs: Math.min(options.timeoutMs, 10_000),
     signRequests: options.signRequests,
     getAttempts: 1,
+    ownPool: true,
   })
   try {
     const [banks, currencies] = await Promise.all([client.listBanks(), client.listCurrencies()])
@@ -71,6 +78,8 @@ export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse)
       outgoing_address: error instanceof PayinIpNotWhitelistedError ? error.address : null,
       server_addresses: serverAddresses(),
     })
+  } finally {
+    await client.close()
   }
 }
 

@@ -1,10 +1,12 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
-import { reconcilePayin } from "../../../../../../workflows/reconcile-payins"
+import { reconcileWithService } from "../../../../../../money-path/lookup"
 import { detailView, notFound, payinModule, serviceError } from "../../../helpers"
 
 /**
  * POST /admin/payin/transactions/:id/reconcile ("Reconcile now"): looks the pay-in up at the
- * service and applies the answer through the same path as webhooks. 502 when the service fails.
+ * service and applies the answer through the same path as webhooks; a Medusa effect still pending
+ * (a capture or order cancellation that failed, even past the retry limit) is retried with it.
+ * 502 when the service fails.
  */
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const ledger = payinModule(req)
@@ -15,7 +17,7 @@ export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse)
   }
   let result
   try {
-    result = await reconcilePayin(req.scope, req.params.id, "admin")
+    result = await reconcileWithService(req.scope, req.params.id, "admin")
   } catch (error) {
     if (serviceError(res, error)) return
     throw error

@@ -1,24 +1,22 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { PAYIN_MODULE, PAYIN_PROVIDER_IDENTIFIER } from "../../medusa-plugin.config"
+import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { errorMessage } from "../client/errors"
 import { Transaction, TransactionSchema } from "../client/schemas"
+import { ForeignPayinError } from "../modules/payin/ledger"
 import type PayinModuleService from "../modules/payin/service"
-import { ApplyPayinEventResult, applyPayinEvent } from "./apply-payin-event"
+import { instanceIdOf } from "../provider-id"
+import { ApplyPayinEventResult, applyPayinEvent } from "./apply"
 
 export type InboxOutcome =
   | ({ outcome: "applied" } & ApplyPayinEventResult)
   | { outcome: "duplicate" }
   | { outcome: "queued"; error: string }
-
-/** `pp_payin_<id>` → `<id>` */
-export function instanceIdOf(providerId: string): string {
-  return providerId.replace(new RegExp(`^pp_${PAYIN_PROVIDER_IDENTIFIER}_`), "")
-}
+  | { outcome: "foreign"; error: string }
 
 /**
- * A verified callback: stored in the inbox first, then applied through the one apply-path. A
+ * A verified callback: stored in the inbox first, then applied through the one apply function. A
  * duplicate of an applied callback changes nothing. A failure to apply leaves the entry for the
- * retry job; the callback is acknowledged either way, because it is safely stored.
+ * retry job; a pay-in of another merchant account is refused for good.
  */
 export async function receivePayinWebhook(
   container: MedusaContainer,
@@ -26,10 +24,10 @@ export async function receivePayinWebhook(
   transaction: Transaction,
   rawBody: string
 ): Promise<InboxOutcome> {
-  const ledger = container.resolve<PayinModuleService>(PAYIN_MODULE)
-  const entry = await ledger.receiveWebhook(providerId, transaction, rawBody)
-  if (!entry.inserted && entry.state === "applied") {
-    return { outcome: "duplicate" }
+  const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
+  const entry = await payin.inbox.receive(providerId, transaction, rawBody)
+  if (!entry.inserted && (entry.state === "applied" || entry.state === "rejected")) {
+    return entry.state === "applied" ? { outcome: "duplicate" } : { outcome: "foreign", error: "refused before" }
   }
   return applyInboxEntry(container, entry.id, providerId, transaction)
 }
@@ -40,21 +38,22 @@ export async function applyInboxEntry(
   providerId: string,
   transaction: Transaction
 ): Promise<InboxOutcome> {
-  const ledger = container.resolve<PayinModuleService>(PAYIN_MODULE)
+  const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
   try {
-    const result = await applyPayinEvent(container, {
-      instanceId: instanceIdOf(providerId),
-      transaction,
-      source: "webhook",
-    })
-    await ledger.settleWebhook(entryId, { ok: true, result })
+    const result = await applyPayinEvent(container, { instanceId: instanceIdOf(providerId)!, transaction, source: "webhook" })
+    await payin.inbox.settle(entryId, { ok: true, result })
     return { outcome: "applied", ...result }
   } catch (error) {
     const message = errorMessage(error)
+    if (error instanceof ForeignPayinError) {
+      payin.inbox.countRejected(providerId, "foreign_payin")
+      await payin.inbox.settle(entryId, { ok: false, error: message, permanent: true })
+      return { outcome: "foreign", error: message }
+    }
     container
       .resolve("logger")
       .warn(`payin: webhook ${entryId} (${transaction.id} ${transaction.status}) not applied yet, will retry: ${message}`)
-    await ledger.settleWebhook(entryId, { ok: false, error: message })
+    await payin.inbox.settle(entryId, { ok: false, error: message })
     return { outcome: "queued", error: message }
   }
 }
@@ -65,13 +64,13 @@ export async function retryWebhookInbox(
   batch = 100,
   stuckAfterSeconds = 60
 ): Promise<{ tried: number; applied: number }> {
-  const ledger = container.resolve<PayinModuleService>(PAYIN_MODULE)
-  const due = await ledger.listWebhooksToRetry(batch, stuckAfterSeconds)
+  const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
+  const due = await payin.inbox.due(batch, stuckAfterSeconds)
   let applied = 0
   for (const entry of due) {
     const parsed = TransactionSchema.safeParse(JSON.parse(entry.raw_body))
     if (!parsed.success) {
-      await ledger.settleWebhook(entry.id, { ok: false, error: "stored body is not a Transaction" })
+      await payin.inbox.settle(entry.id, { ok: false, error: "stored body is not a Transaction", permanent: true })
       continue
     }
     const outcome = await applyInboxEntry(container, entry.id, entry.provider_id, parsed.data)

@@ -1,0 +1,56 @@
+import type { Transaction } from "../../client/schemas"
+import { isDisputeStatus } from "../../status"
+import type { LedgerNotice, LedgerRow } from "./ledger"
+
+/** Events a merchant's subscribers can react to (emitted after the ledger committed; at least once). */
+export const PAYIN_EVENTS = {
+  DISPUTE_OPENED: "payin.dispute_opened",
+  DISPUTE_UPDATED: "payin.dispute_updated",
+  AMOUNT_RECALCULATED: "payin.amount_recalculated",
+  PAYMENT_FLAGGED: "payin.payment_flagged",
+} as const
+
+export type PayinEvent = { name: string; data: Record<string, unknown> }
+
+/** The events a ledger change means: dispute moves and new flags. */
+export function eventsOf(row: LedgerRow, notices: LedgerNotice[]): PayinEvent[] {
+  const events: PayinEvent[] = []
+  for (const notice of notices) {
+    if (notice.kind === "flag") {
+      events.push({ name: PAYIN_EVENTS.PAYMENT_FLAGGED, data: { ...eventData(row), flag: notice.flag, details: notice.details } })
+    } else if (notice.to === "dispute" && !isDisputeStatus(notice.from)) {
+      events.push({ name: PAYIN_EVENTS.DISPUTE_OPENED, data: eventData(row) })
+    } else if (notice.to === "dispute" || notice.to === "checking") {
+      events.push({ name: PAYIN_EVENTS.DISPUTE_UPDATED, data: eventData(row) })
+    } else if (notice.to === "re_calculation") {
+      events.push({ name: PAYIN_EVENTS.AMOUNT_RECALCULATED, data: eventData(row) })
+    }
+  }
+  return events
+}
+
+export function eventData(row: LedgerRow): Record<string, unknown> {
+  const tx = (row.service_data ?? {}) as Partial<Transaction>
+  return {
+    id: row.id,
+    provider_id: row.provider_id,
+    service_id: row.service_id,
+    status: row.status,
+    session_id: row.session_id,
+    payment_collection_id: row.payment_collection_id,
+    cart_id: row.cart_id,
+    order_id: row.order_id,
+    amount: String(row.raw_amount?.value ?? row.amount),
+    currency_code: row.currency_code,
+    assigned_amount: row.assigned_amount ?? null,
+    fiat_amount: row.fiat_amount,
+    paid: Boolean(row.paid_at),
+    captured: Boolean(row.captured_at),
+    dispute: {
+      merchant_check_url: tx.disputeMerchantCheckUrl ?? null,
+      trader_check_url: tx.disputeTraderCheckUrl ?? null,
+      merchant_fiat_amount: tx.disputeMerchantFiatAmount ?? null,
+      trader_fiat_amount: tx.disputeTraderFiatAmount ?? null,
+    },
+  }
+}

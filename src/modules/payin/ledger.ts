@@ -1,0 +1,425 @@
+import type { InferTypeOf } from "@medusajs/framework/types"
+import { MedusaError, generateEntityId } from "@medusajs/framework/utils"
+import type { Transaction } from "../../client/schemas"
+import {
+  type LedgerStatus,
+  type PayinFlag,
+  type TransitionResult,
+  isDisputeStatus,
+  nextStatus,
+  statusesMovingTo,
+  LEDGER_ONLY_STATUSES,
+} from "../../status"
+import type { Db } from "./db"
+import { compareReceived } from "./money"
+import type { PayinTransaction } from "./models"
+
+/** A ledger row as the module stores it (inferred from the model; `amount` as numeric text from SQL). */
+export type LedgerRow = Omit<InferTypeOf<typeof PayinTransaction>, "history" | "amount" | "raw_amount"> & {
+  amount: string | number
+  raw_amount?: { value?: string } | null
+}
+
+export type StatusSource = "create" | "webhook" | "lookup" | "store" | "admin" | "authorize"
+export type Effect = "capture" | "cancel_order"
+
+/** What a status change asks the merchant's subscribers to know (emitted after the commit). */
+export type LedgerNotice =
+  | { kind: "status"; from: LedgerStatus; to: LedgerStatus }
+  | { kind: "flag"; flag: PayinFlag; details: Record<string, unknown> }
+
+export type RecordResult = { row: LedgerRow; transition: TransitionResult; notices: LedgerNotice[] }
+
+/** A callback or lookup names a service transaction that another merchant account's row holds. */
+export class ForeignPayinError extends MedusaError {
+  constructor(message: string) {
+    super(MedusaError.Types.NOT_ALLOWED, message, "payin_foreign")
+    this.name = "ForeignPayinError"
+  }
+}
+
+/**
+ * The ledger: one row per pay-in and its status history. The one writer of a pay-in's status:
+ * every change goes through the transition table (src/status.ts) under a row lock, leaves a
+ * history row, and records in the same commit the Medusa effect it asks for (`effect_pending`),
+ * so a crash between the status and its effect loses nothing: reconciliation finds the row.
+ */
+export class Ledger {
+  constructor(private readonly db: () => Db) {}
+
+  async get(id: string, trx: Db = this.db()): Promise<LedgerRow | null> {
+    const { rows } = await trx.raw("select * from payin_transaction where id = ? and deleted_at is null", [id])
+    return rows[0] ?? null
+  }
+
+  async findBy(column: "service_id" | "session_id", value: string): Promise<LedgerRow | null> {
+    const { rows } = await this.db().raw(`select * from payin_transaction where ${column} = ? and deleted_at is null`, [value])
+    return rows[0] ?? null
+  }
+
+  /** The rows of these payment collections (newest first). */
+  async ofCollections(collectionIds: string[]): Promise<LedgerRow[]> {
+    if (!collectionIds.length) return []
+    const { rows } = await this.db().raw(
+      `select * from payin_transaction where payment_collection_id = any(?::text[]) and deleted_at is null
+       order by created_at desc, id desc limit 200`,
+      [collectionIds]
+    )
+    return rows
+  }
+
+  /**
+   * Opens the row of a payment session before its pay-in is requested (checkout's hot path: one
+   * statement). Returns the existing row when the session already has one.
+   */
+  async open(fields: {
+    provider_id: string
+    session_id: string
+    amount: string
+    currency_code: string
+    method: string | null
+    bank: string | null
+    payment_collection_id: string | null
+  }): Promise<{ id: string; status: LedgerStatus }> {
+    const inserted = await this.db().raw(
+      `insert into payin_transaction
+         (id, provider_id, session_id, status, amount, raw_amount, currency_code, method, bank, payment_collection_id)
+       values (?, ?, ?, 'creating', ?, ?::jsonb, ?, ?, ?, ?)
+       on conflict (session_id) where session_id is not null and deleted_at is null do nothing
+       returning id, status`,
+      [
+        generateEntityId(undefined, "payintx"),
+        fields.provider_id,
+        fields.session_id,
+        fields.amount,
+        JSON.stringify({ value: fields.amount, precision: 20 }),
+        fields.currency_code,
+        fields.method,
+        fields.bank,
+        fields.payment_collection_id,
+      ]
+    )
+    if (inserted.rows.length) {
+      return inserted.rows[0]
+    }
+    const existing = await this.db().raw("select id, status from payin_transaction where session_id = ? and deleted_at is null", [
+      fields.session_id,
+    ])
+    return existing.rows[0]
+  }
+
+  /**
+   * Records the service's answer to the creation request (hot path: one statement that moves the
+   * row from a ledger-only status, as the transition table allows, and writes the history row).
+   * When something else already moved the row (a webhook overtook the answer), the general path
+   * applies it.
+   */
+  async recordCreated(ledgerId: string, tx: Transaction, expiresAt: Date): Promise<RecordResult | null> {
+    const from = statusesMovingTo(tx.status, LEDGER_ONLY_STATUSES)
+    const result = await this.db().raw(
+      `with moved as (
+         update payin_transaction set
+           status = ?, service_id = ?, fiat_amount = ?, assigned_amount = ?, fiat_currency = ?, bank = ?,
+           requisite = ?::jsonb, service_data = ?::jsonb, payment_page_url = ?, expires_at = ?,
+           status_changed_at = now(), last_error = null, updated_at = now()
+         where id = ? and status = any(?::text[]) and deleted_at is null
+         returning id
+       )
+       insert into payin_status_change (id, transaction_id, from_status, to_status, source, service_data)
+       -- the sub-select sees the row as it was before this statement
+       select ?, id, (select status from payin_transaction where id = ?), ?, 'create', ?::jsonb from moved
+       returning id`,
+      [
+        tx.status,
+        tx.id,
+        tx.fiatAmount,
+        tx.fiatAmount,
+        tx.fiatCurrency,
+        tx.bank ?? null,
+        JSON.stringify(tx.requisite ?? null),
+        JSON.stringify(tx),
+        tx.externalPaymentPageUrl ?? null,
+        expiresAt,
+        ledgerId,
+        from,
+        generateEntityId(undefined, "payinsc"),
+        ledgerId,
+        tx.status,
+        JSON.stringify(tx),
+      ]
+    )
+    if (result.rows.length) {
+      return null
+    }
+    const recorded = await this.record(ledgerId, tx, "create")
+    await this.db().raw(
+      "update payin_transaction set expires_at = coalesce(expires_at, ?), assigned_amount = coalesce(assigned_amount, ?) where id = ?",
+      [expiresAt, tx.fiatAmount, ledgerId]
+    )
+    return recorded
+  }
+
+  /** The request certainly created nothing (or created something refused): `failed` through the table. */
+  async recordCreationFailure(ledgerId: string, message: string): Promise<void> {
+    await this.db().transaction(async (trx) => {
+      const row = await this.lock(trx, ledgerId)
+      await trx.raw("update payin_transaction set last_error = ?, updated_at = now() where id = ?", [message.slice(0, 2000), ledgerId])
+      await this.move(trx, row, "failed", "create", null, message.slice(0, 500))
+    })
+  }
+
+  /**
+   * Applies what the service says about a pay-in to its row: the status moves only as the table
+   * allows; the service's data is kept only when the status moved or repeated (a refused or older
+   * status changes nothing); money received is compared with the assigned amount; a dispute after
+   * payment is flagged; the Medusa effect the new status asks for is recorded as pending.
+   * `accepts(row)` decides whether the caller may touch this row at all (instances are accounts).
+   */
+  async record(
+    ledgerId: string,
+    tx: Transaction,
+    source: StatusSource,
+    accepts: (row: LedgerRow) => boolean = () => true
+  ): Promise<RecordResult> {
+    return this.db().transaction(async (trx) => {
+      const current = await this.lock(trx, ledgerId)
+      if (!accepts(current)) {
+        throw new ForeignPayinError(`Pay-in ${current.id} belongs to ${current.provider_id}, another merchant account`)
+      }
+      if (current.service_id && current.service_id !== tx.id) {
+        throw new MedusaError(
+          MedusaError.Types.CONFLICT,
+          `Pay-in ${current.id} belongs to service transaction ${current.service_id}, not ${tx.id}`
+        )
+      }
+      const transition = nextStatus(current.status, tx.status, { paid: Boolean(current.paid_at) })
+      const notices: LedgerNotice[] = []
+      if (transition.changed || transition.reason === "same") {
+        await trx.raw(
+          `update payin_transaction set service_id = ?, service_data = ?::jsonb, fiat_amount = ?, fiat_currency = ?,
+             bank = ?, requisite = ?::jsonb, payment_page_url = coalesce(?, payment_page_url),
+             assigned_amount = coalesce(assigned_amount, ?), updated_at = now()
+           where id = ?`,
+          [
+            tx.id,
+            JSON.stringify(tx),
+            tx.fiatAmount,
+            tx.fiatCurrency,
+            tx.bank ?? null,
+            JSON.stringify(tx.requisite ?? null),
+            tx.externalPaymentPageUrl ?? null,
+            // the first answer seen carries the assigned amount, unless it already moved on
+            current.status === "creating" && tx.status === "active" ? tx.fiatAmount : null,
+            ledgerId,
+          ]
+        )
+      }
+      if (transition.changed) {
+        await this.move(trx, current, transition.to, source, tx)
+        notices.push({ kind: "status", from: transition.from, to: transition.to })
+        const row = (await this.get(ledgerId, trx))!
+        if (transition.to === "closed" || (transition.to === "re_calculation" && current.paid_at)) {
+          const money = compareReceived(row, tx)
+          if (money) notices.push(...(await this.addFlag(trx, row, money.flag, money.details)))
+        }
+        if (isDisputeStatus(transition.to) && current.paid_at && !isDisputeStatus(current.status)) {
+          notices.push(
+            ...(await this.addFlag(trx, row, "dispute_after_payment", {
+              status: transition.to,
+              captured: Boolean(row.captured_at),
+              fiat_amount: tx.fiatAmount,
+            }))
+          )
+        }
+      }
+      return { row: (await this.get(ledgerId, trx))!, transition, notices }
+    })
+  }
+
+  /** Adds a flag once (with a history note). Returns the notice to emit, or nothing when it was there. */
+  async flag(ledgerId: string, flag: PayinFlag, details: Record<string, unknown>): Promise<LedgerNotice[]> {
+    return this.db().transaction(async (trx) => this.addFlag(trx, await this.lock(trx, ledgerId), flag, details))
+  }
+
+  /** Links the row to its cart and order (first values win; an order id replaces none only). */
+  async link(ledgerId: string, ids: { order_id?: string | null; cart_id?: string | null }): Promise<void> {
+    await this.db().raw(
+      `update payin_transaction set order_id = coalesce(order_id, ?), cart_id = coalesce(cart_id, ?), updated_at = now()
+       where id = ? and ((order_id is null and ?::text is not null) or (cart_id is null and ?::text is not null))`,
+      [ids.order_id ?? null, ids.cart_id ?? null, ledgerId, ids.order_id ?? null, ids.cart_id ?? null]
+    )
+  }
+
+  /** Medusa deleted the session (the cart changed): a payment into this pay-in is stray money. */
+  async markSessionDeleted(ledgerId: string): Promise<void> {
+    await this.note(ledgerId, "session_deleted_at", "payment session deleted by Medusa")
+  }
+
+  /** The store ended the pay-in (expired unpaid, order canceled): a late payment is flagged, never attached. */
+  async markEndedByStore(ledgerId: string, note: string, ids: { order_id?: string | null; cart_id?: string | null } = {}) {
+    await this.link(ledgerId, ids)
+    await this.note(ledgerId, "store_canceled_at", note)
+  }
+
+  /** The pending effect happened (or is not needed): cleared, with what it did. */
+  async effectDone(
+    ledgerId: string,
+    effect: Effect,
+    done: { captured?: boolean; ended?: boolean; order_id?: string | null; cart_id?: string | null; note?: string }
+  ): Promise<void> {
+    await this.db().transaction(async (trx) => {
+      const row = await this.lock(trx, ledgerId)
+      await trx.raw(
+        `update payin_transaction set
+           effect_pending = case when effect_pending = ? then null else effect_pending end,
+           effect_attempts = case when effect_pending = ? then 0 else effect_attempts end,
+           captured_at = case when ? then coalesce(captured_at, now()) else captured_at end,
+           store_canceled_at = case when ? then coalesce(store_canceled_at, now()) else store_canceled_at end,
+           order_id = coalesce(order_id, ?), cart_id = coalesce(cart_id, ?), updated_at = now()
+         where id = ?`,
+        [effect, effect, Boolean(done.captured), Boolean(done.ended), done.order_id ?? null, done.cart_id ?? null, ledgerId]
+      )
+      if (done.note) await this.history(trx, row, row.status, row.status, "store", done.note)
+    })
+  }
+
+  /**
+   * The pending effect failed once more. After `limit` attempts it is flagged for the merchant
+   * (capture_failed / order_cancel_failed); it stays pending, so "Reconcile now" can retry it.
+   */
+  async effectFailed(ledgerId: string, effect: Effect, error: string, limit: number): Promise<LedgerNotice[]> {
+    return this.db().transaction(async (trx) => {
+      const row = await this.lock(trx, ledgerId)
+      if (row.effect_pending !== effect) return []
+      const attempts = (row.effect_attempts ?? 0) + 1
+      await trx.raw("update payin_transaction set effect_attempts = ?, last_error = ?, updated_at = now() where id = ?", [
+        attempts,
+        error.slice(0, 2000),
+        ledgerId,
+      ])
+      if (attempts < limit) return []
+      return this.addFlag(trx, row, effect === "capture" ? "capture_failed" : "order_cancel_failed", { attempts, error })
+    })
+  }
+
+  /** Rows whose effect is pending and not yet given up on (a partial index covers this). */
+  async pendingEffects(limit: number, maxAttempts: number, afterId = ""): Promise<LedgerRow[]> {
+    const { rows } = await this.db().raw(
+      `select * from payin_transaction
+       where effect_pending is not null and effect_attempts < ? and id > ? and deleted_at is null
+       order by id limit ?`,
+      [maxAttempts, afterId, limit]
+    )
+    return rows
+  }
+
+  async recordRefund(ledgerId: string, refund: Record<string, unknown>): Promise<void> {
+    await this.db().transaction(async (trx) => {
+      const row = await this.lock(trx, ledgerId)
+      await trx.raw(
+        "update payin_transaction set refunds = coalesce(refunds, '[]'::jsonb) || ?::jsonb, updated_at = now() where id = ?",
+        [JSON.stringify([refund]), ledgerId]
+      )
+      await this.history(trx, row, row.status, row.status, "store", `manual refund of ${refund.amount} recorded`)
+    })
+  }
+
+  /** A pay-in unknown to the store (no row of this instance): kept, flagged, so it is not lost. */
+  async createUnknown(providerId: string, tx: Transaction): Promise<LedgerRow> {
+    const externalId = tx.extra?.externalTransactionId ?? null
+    const { rows } = await this.db().raw(
+      `insert into payin_transaction (id, provider_id, status, amount, raw_amount, currency_code, flags)
+       values (?, ?, 'creating', ?, ?::jsonb, ?, ?::jsonb)
+       returning *`,
+      [
+        generateEntityId(undefined, "payintx"),
+        providerId,
+        tx.fiatAmount,
+        JSON.stringify({ value: tx.fiatAmount, precision: 20 }),
+        tx.fiatCurrency.toLowerCase(),
+        JSON.stringify({ unknown_payin: { at: new Date().toISOString(), external_id: externalId } }),
+      ]
+    )
+    return rows[0]
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  /** Serialises writers of one row across processes (a PostgreSQL row lock until the commit). */
+  private async lock(trx: Db, ledgerId: string): Promise<LedgerRow> {
+    const { rows } = await trx.raw("select * from payin_transaction where id = ? and deleted_at is null for update", [ledgerId])
+    if (!rows[0]) {
+      throw new MedusaError(MedusaError.Types.NOT_FOUND, `Pay-in ${ledgerId} was not found`)
+    }
+    return rows[0]
+  }
+
+  /** The one status write: only through the table, always with a history row and its pending effect. */
+  private async move(
+    trx: Db,
+    row: LedgerRow,
+    to: LedgerStatus,
+    source: StatusSource,
+    tx: Transaction | null,
+    note: string | null = null
+  ): Promise<void> {
+    const transition = nextStatus(row.status, to, { paid: Boolean(row.paid_at) })
+    if (!transition.changed) return
+    // closed asks Medusa to capture (once: not again after a dispute); canceled asks it to end the order
+    const effect: Effect | null =
+      to === "closed" && !row.paid_at && !row.captured_at ? "capture" : to === "canceled" && !row.store_canceled_at ? "cancel_order" : null
+    await trx.raw(
+      `update payin_transaction set status = ?, status_changed_at = now(),
+         paid_at = case when ? = 'closed' then coalesce(paid_at, now()) else paid_at end,
+         recalculated_at = case when ? = 're_calculation' then now() else recalculated_at end,
+         effect_pending = coalesce(?, effect_pending), effect_attempts = case when ?::text is null then effect_attempts else 0 end,
+         updated_at = now()
+       where id = ?`,
+      [to, to, to, effect, effect, row.id]
+    )
+    await this.history(trx, row, row.status, to, source, note, tx)
+  }
+
+  private async addFlag(trx: Db, row: LedgerRow, flag: PayinFlag, details: Record<string, unknown>): Promise<LedgerNotice[]> {
+    const { rows } = await trx.raw(
+      `update payin_transaction set flags = coalesce(flags, '{}'::jsonb) || jsonb_build_object(?::text, ?::jsonb), updated_at = now()
+       where id = ? and not jsonb_exists(coalesce(flags, '{}'::jsonb), ?::text)
+       returning id`,
+      [flag, JSON.stringify({ at: new Date().toISOString(), ...details }), row.id, flag]
+    )
+    if (!rows.length) return []
+    await this.history(trx, row, row.status, row.status, "store", `flag: ${flag}`)
+    return [{ kind: "flag", flag, details }]
+  }
+
+  private async note(ledgerId: string, column: "session_deleted_at" | "store_canceled_at", note: string): Promise<void> {
+    await this.db().transaction(async (trx) => {
+      const row = await this.lock(trx, ledgerId)
+      if (row[column]) return
+      await trx.raw(
+        `update payin_transaction set ${column} = now(),
+           effect_pending = case when ? and effect_pending = 'cancel_order' then null else effect_pending end,
+           updated_at = now()
+         where id = ?`,
+        [column === "store_canceled_at", ledgerId]
+      )
+      await this.history(trx, row, row.status, row.status, "store", note)
+    })
+  }
+
+  private async history(
+    trx: Db,
+    row: LedgerRow,
+    from: LedgerStatus,
+    to: LedgerStatus,
+    source: StatusSource,
+    note: string | null,
+    tx: Transaction | null = null
+  ): Promise<void> {
+    await trx.raw(
+      `insert into payin_status_change (id, transaction_id, from_status, to_status, source, note, service_data)
+       values (?, ?, ?, ?, ?, ?, ?::jsonb)`,
+      [generateEntityId(undefined, "payinsc"), row.id, from, to, source, note, tx ? JSON.stringify(tx) : null]
+    )
+  }
+}

@@ -1,0 +1,360 @@
+import { MedusaError, generateEntityId } from "@medusajs/framework/utils"
+import { createHash } from "crypto"
+import { z } from "zod"
+import { PayinClient } from "../../client/client"
+import type { Db } from "./db"
+import { PayinPluginOptions, PayinProviderOptions, providerOptionsSchema } from "./options"
+import { PayinSecretError, SecretBox, lastFour, maskKey } from "./secrets"
+import {
+  ConfigSources,
+  OptionSource,
+  PluginOverrides,
+  PluginSettingsPatch,
+  ProviderOverrides,
+  ProviderSettingsPatch,
+  SETTINGS_TTL_MS,
+  SettingsValidationError,
+  applyPluginPatch,
+  applyProviderPatch,
+  mergeProviderOptions,
+  pluginScope,
+  pluginSources,
+  providerScope,
+  providerSources,
+  zodFields,
+} from "./settings"
+
+type SettingRow = {
+  scope: string
+  values: Record<string, unknown> | null
+  api_key_encrypted: string | null
+  api_key_last4: string | null
+  api_key_updated_at: Date | null
+  revision: number
+  updated_at: Date | null
+}
+
+/** One provider instance as it runs now: medusa-config with the admin's settings on top. */
+export type EffectiveProviderSettings = {
+  id: string
+  options: PayinProviderOptions
+  overrides: ProviderOverrides
+  sources: Record<string, OptionSource | null>
+  apiKey: { set: boolean; last4: string | null; masked: string | null; source: OptionSource | null; updated_at: Date | null }
+  revision: number
+  updated_at: Date | null
+  /** Why the stored key is unusable (it cannot be decrypted), when it is. */
+  error: string | null
+}
+
+/** A save based on a revision another admin has replaced since (answered 409). */
+export class SettingsConflictError extends Error {
+  constructor(
+    readonly current: number,
+    readonly given: number
+  ) {
+    super(`The settings were changed by someone else (revision ${current}, yours ${given}): reload them and save again`)
+    this.name = "SettingsConflictError"
+  }
+}
+
+/**
+ * The settings in effect: medusa-config's options with the admin's overrides (table
+ * payin_setting) on top, the stored API key decrypted. Every instance reads the table again when
+ * its copy is older than SETTINGS_TTL_MS, and at once when a webhook signature or the service
+ * refuses its key; a change saved here is in effect here at once.
+ */
+export class SettingsStore {
+  private rows_ = new Map<string, SettingRow>()
+  private loadedAt_ = 0
+  private loading_: Promise<void> | null = null
+  private effective_ = new Map<string, EffectiveProviderSettings>()
+  private clients_ = new Map<string, { signature: string; client: PayinClient }>()
+  private secretBox_: SecretBox | null = null
+
+  constructor(
+    private readonly db: () => Db,
+    private readonly pluginConfig: PayinPluginOptions,
+    private readonly providers: Map<string, PayinProviderOptions>,
+    private readonly configSources: { plugin?: ConfigSources; providers?: Record<string, ConfigSources> }
+  ) {}
+
+  /** The encryption secrets from the environment (read once). */
+  get secretBox(): SecretBox {
+    this.secretBox_ ??= new SecretBox()
+    return this.secretBox_
+  }
+
+  /** Plugin options in effect (medusa-config with the admin's overrides, as of the last read). */
+  get pluginOptions(): PayinPluginOptions {
+    return { ...this.pluginConfig, ...((this.rows_.get(pluginScope)?.values ?? {}) as PluginOverrides) }
+  }
+
+  /** medusa-config's options of provider instance `id`, or null when this store has no such instance. */
+  configuredProvider(id: string): PayinProviderOptions | null {
+    return this.providers.get(id) ?? null
+  }
+
+  instanceIds(): string[] {
+    return [...this.providers.keys()]
+  }
+
+  /** Reads the table when the copy in memory is older than `maxAgeMs` (concurrent callers share one read). */
+  async load(maxAgeMs = SETTINGS_TTL_MS): Promise<void> {
+    if (Date.now() - this.loadedAt_ < maxAgeMs) {
+      return
+    }
+    this.loading_ ??= (async () => {
+      try {
+        const result = await this.db().raw(
+          `select scope, values, api_key_encrypted, api_key_last4, api_key_updated_at, revision, updated_at
+           from payin_setting where deleted_at is null`,
+          []
+        )
+        const rows = new Map<string, SettingRow>(result.rows.map((r: SettingRow) => [r.scope, r]))
+        const changed =
+          rows.size !== this.rows_.size || [...rows].some(([scope, row]) => this.rows_.get(scope)?.revision !== row.revision)
+        this.rows_ = rows
+        if (changed) {
+          this.effective_.clear()
+        }
+        this.loadedAt_ = Date.now()
+      } finally {
+        this.loading_ = null
+      }
+    })()
+    await this.loading_
+  }
+
+  /** Provider instance `id` as it runs now, or null when this store has no such instance. */
+  async provider(id: string, maxAgeMs = SETTINGS_TTL_MS): Promise<EffectiveProviderSettings | null> {
+    const config = this.providers.get(id)
+    if (!config) {
+      return null
+    }
+    await this.load(maxAgeMs)
+    const cached = this.effective_.get(id)
+    if (cached) {
+      return cached
+    }
+    const row = this.rows_.get(providerScope(id))
+    const overrides = (row?.values ?? {}) as ProviderOverrides
+    const configSources = this.configSources.providers?.[id]
+    let apiKey = config.apiKey
+    let keySource: OptionSource | null = config.apiKey ? (configSources?.apiKey ?? "config") : null
+    let last4 = config.apiKey ? lastFour(config.apiKey) : null
+    let error: string | null = null
+    if (row?.api_key_encrypted) {
+      keySource = "admin"
+      last4 = row.api_key_last4
+      try {
+        apiKey = this.secretBox.decrypt(row.api_key_encrypted, providerScope(id))
+      } catch (e) {
+        // never fall back silently to another key: webhooks and requests would use the wrong one
+        apiKey = undefined
+        error = e instanceof Error ? e.message : String(e)
+      }
+    }
+    const effective: EffectiveProviderSettings = {
+      id,
+      options: mergeProviderOptions(config, overrides, apiKey),
+      overrides,
+      sources: providerSources(overrides, configSources, keySource),
+      apiKey: {
+        set: Boolean(apiKey),
+        last4,
+        masked: maskKey(last4),
+        source: keySource,
+        updated_at: row?.api_key_encrypted ? row.api_key_updated_at : null,
+      },
+      revision: row?.revision ?? 0,
+      updated_at: row?.updated_at ?? null,
+      error,
+    }
+    this.effective_.set(id, effective)
+    return effective
+  }
+
+  /** Options of provider instance `id` in effect now, or null for an unknown id. */
+  async providerOptions(id: string, maxAgeMs = SETTINGS_TTL_MS): Promise<PayinProviderOptions | null> {
+    return (await this.provider(id, maxAgeMs))?.options ?? null
+  }
+
+  async plugin(): Promise<PayinPluginOptions> {
+    await this.load()
+    return this.pluginOptions
+  }
+
+  pluginView(): { values: PayinPluginOptions; sources: Record<string, OptionSource>; overrides: PluginOverrides; revision: number } {
+    const row = this.rows_.get(pluginScope)
+    const overrides = (row?.values ?? {}) as PluginOverrides
+    return {
+      values: this.pluginOptions,
+      sources: pluginSources(overrides, this.configSources.plugin),
+      overrides,
+      revision: row?.revision ?? 0,
+    }
+  }
+
+  /**
+   * The instances that are one merchant account with `id`: the same API key and base URL in
+   * effect (`id` itself included). A callback verified with `id`'s key may touch their pay-ins.
+   */
+  async sameAccount(id: string): Promise<string[]> {
+    const mine = await this.providerOptions(id)
+    if (!mine?.apiKey) return []
+    const all = await Promise.all(this.instanceIds().map(async (other) => [other, await this.providerOptions(other)] as const))
+    return all.filter(([, o]) => o?.apiKey === mine.apiKey && o?.baseUrl === mine.baseUrl).map(([other]) => other)
+  }
+
+  /** A client for instance `id` with its current key and URL, or null when it lacks either. */
+  async clientFor(id: string): Promise<PayinClient | null> {
+    const options = await this.providerOptions(id)
+    if (!options?.apiKey || !options.baseUrl) {
+      return null
+    }
+    return this.clientWith(options)
+  }
+
+  /** The instance's client, kept while its key and URL do not change (its connections are reused). */
+  clientWith(options: Pick<PayinProviderOptions, "id" | "apiKey" | "baseUrl" | "timeoutMs" | "signRequests">): PayinClient {
+    const signature = createHash("sha256")
+      .update([options.apiKey, options.baseUrl, options.timeoutMs, options.signRequests].join("\n"))
+      .digest("hex")
+    const cached = this.clients_.get(options.id)
+    if (cached?.signature === signature) {
+      return cached.client
+    }
+    const client = new PayinClient({
+      apiKey: options.apiKey!,
+      baseUrl: options.baseUrl!,
+      timeoutMs: options.timeoutMs,
+      signRequests: options.signRequests,
+    })
+    this.clients_.set(options.id, { signature, client })
+    return client
+  }
+
+  /** Saves the admin's changes to instance `id` (validated; the key encrypted). In effect here at once. */
+  async updateProvider(id: string, patch: ProviderSettingsPatch, actor?: string): Promise<EffectiveProviderSettings> {
+    const config = this.providers.get(id)
+    if (!config) {
+      throw new MedusaError(MedusaError.Types.NOT_FOUND, `No pay-in provider instance "${id}" in this store`)
+    }
+    const scope = providerScope(id)
+    await this.load(0)
+    const row = this.rows_.get(scope)
+    const { apiKey, revision, ...fields } = patch
+    const overrides = applyProviderPatch(config, (row?.values ?? {}) as ProviderOverrides, fields)
+    let keyColumns: Record<string, unknown> = {}
+    if (apiKey === null) {
+      keyColumns = { api_key_encrypted: null, api_key_last4: null, api_key_updated_at: null }
+    } else if (apiKey !== undefined) {
+      const checked = providerOptionsSchema.shape.apiKey.safeParse(apiKey)
+      if (!checked.success || !checked.data) {
+        throw new SettingsValidationError(zodFields(checked.error ?? new z.ZodError([]), "apiKey"))
+      }
+      let encrypted: string
+      try {
+        encrypted = this.secretBox.encrypt(checked.data, scope)
+      } catch (e) {
+        throw new SettingsValidationError([{ path: "apiKey", message: (e as Error).message }])
+      }
+      keyColumns = { api_key_encrypted: encrypted, api_key_last4: lastFour(checked.data), api_key_updated_at: new Date() }
+    }
+    await this.write(scope, overrides, keyColumns, revision, actor)
+    return (await this.provider(id, 0))!
+  }
+
+  async updatePlugin(patch: PluginSettingsPatch, actor?: string) {
+    await this.load(0)
+    const { revision, ...fields } = patch
+    const row = this.rows_.get(pluginScope)
+    const overrides = applyPluginPatch(this.pluginConfig, (row?.values ?? {}) as PluginOverrides, fields)
+    await this.write(pluginScope, overrides, {}, revision, actor)
+    await this.load(0)
+    return this.pluginView()
+  }
+
+  /**
+   * Writes a scope's overrides in one statement. With `revision` (what the admin's form was read
+   * at), the write happens only when nobody saved since; otherwise SettingsConflictError.
+   */
+  private async write(
+    scope: string,
+    values: Record<string, unknown>,
+    keyColumns: Record<string, unknown>,
+    revision: number | undefined,
+    actor?: string
+  ): Promise<void> {
+    const columns = Object.keys(keyColumns)
+    const guard = revision === undefined ? "" : "where payin_setting.revision = ?"
+    const result = await this.db().raw(
+      `insert into payin_setting (id, scope, values, revision, updated_by${columns.map((c) => `, ${c}`).join("")})
+       select ?, ?, ?::jsonb, 1, ?${columns.map(() => ", ?").join("")}
+       where ?::int is null or ?::int = 0
+       on conflict (scope) where deleted_at is null do update set
+         values = excluded.values, revision = payin_setting.revision + 1, updated_by = excluded.updated_by,
+         updated_at = now()${columns.map((c) => `, ${c} = excluded.${c}`).join("")}
+       ${guard}
+       returning revision`,
+      [
+        generateEntityId(undefined, "payinset"),
+        scope,
+        JSON.stringify(values),
+        actor ?? null,
+        ...columns.map((c) => keyColumns[c]),
+        revision ?? null,
+        revision ?? null,
+        ...(revision === undefined ? [] : [revision]),
+      ]
+    )
+    this.loadedAt_ = 0
+    this.effective_.clear()
+    if (!result.rows.length) {
+      await this.load(0)
+      throw new SettingsConflictError(this.rows_.get(scope)?.revision ?? 0, revision ?? 0)
+    }
+  }
+
+  /** Start-up check: every key stored from the admin decrypts with the secrets in the environment. */
+  static async verifyStoredKeys(
+    pg: Pick<Db, "raw">,
+    env: Record<string, string | undefined> = process.env,
+    { reencrypt = false }: { reencrypt?: boolean } = {}
+  ): Promise<number> {
+    let rows: { scope: string; api_key_encrypted: string }[]
+    try {
+      rows = (
+        await pg.raw(
+          "select scope, api_key_encrypted from payin_setting where deleted_at is null and api_key_encrypted is not null",
+          []
+        )
+      ).rows
+    } catch (e) {
+      if ((e as { code?: string }).code === "42P01") return 0 // not migrated yet
+      throw e
+    }
+    if (!rows.length) return 0
+    const box = new SecretBox(env)
+    let reencrypted = 0
+    for (const row of rows) {
+      let plain: string
+      try {
+        plain = box.decrypt(row.api_key_encrypted, row.scope)
+      } catch (e) {
+        const reason = e instanceof PayinSecretError ? e.message : String(e)
+        throw new Error(`medusa-plugin-payin: the API key stored from the admin for "${row.scope}" cannot be used: ${reason}`)
+      }
+      if (reencrypt && box.isStale(row.api_key_encrypted)) {
+        // made with PAYIN_ENCRYPTION_KEY_PREVIOUS: move it to the current secret
+        await pg.raw(
+          "update payin_setting set api_key_encrypted = ?, revision = revision + 1, updated_at = now() where scope = ? and api_key_encrypted = ?",
+          [box.encrypt(plain, row.scope), row.scope, row.api_key_encrypted]
+        )
+        reencrypted++
+      }
+    }
+    return reencrypted
+  }
+}

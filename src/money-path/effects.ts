@@ -1,0 +1,140 @@
+import { MedusaContainer } from "@medusajs/framework/types"
+import { PaymentActions } from "@medusajs/framework/utils"
+import { cancelOrderWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
+import { errorMessage } from "../client/errors"
+import type { LedgerRow } from "../modules/payin/ledger"
+import { captureAmount } from "../modules/payin/money"
+import type PayinModuleService from "../modules/payin/service"
+import { instanceIdOf } from "../provider-id"
+import type { PayinFlag } from "../status"
+import { loadOrder, loadSession, resolveCollection } from "./medusa"
+
+export type EffectOutcome = { effects: string[]; pending: boolean }
+
+/**
+ * Makes Medusa follow the ledger: the effect the last status change asked for (`effect_pending`,
+ * recorded in the same commit as the status) is done here, idempotently, and cleared when done.
+ * A failure leaves it pending: reconciliation retries it, and after the plugin's
+ * effectRetryLimit the pay-in is flagged (capture_failed / order_cancel_failed).
+ * - capture (closed): processPaymentWorkflow with `captured` and the amount to book (completes the
+ *   cart or captures the placed order's payment); money into a pay-in the store ended or whose
+ *   session is gone is flagged, never attached; paid without an order is flagged.
+ * - cancel_order (canceled): the store ends the pay-in and, when the setting is on, cancels the
+ *   order placed while waiting for the payment, unless another pay-in of its payment collection
+ *   was paid.
+ */
+export async function followInMedusa(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow): Promise<EffectOutcome> {
+  const effect = row.effect_pending
+  if (!effect) {
+    return { effects: [], pending: false }
+  }
+  const effects: string[] = []
+  try {
+    if (effect === "capture") {
+      await capture(container, payin, row, effects)
+    } else {
+      await endOrder(container, payin, row, effects)
+    }
+    return { effects, pending: false }
+  } catch (error) {
+    const message = errorMessage(error)
+    container.resolve("logger").warn(`payin: ${effect} of ${row.id} did not happen yet, will retry: ${message}`)
+    await payin.effectFailed(row.id, effect, message)
+    return { effects, pending: true }
+  }
+}
+
+async function capture(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[]): Promise<void> {
+  const flag = async (name: PayinFlag, reason: string, extra: Record<string, unknown> = {}) => {
+    const ids = await resolveCollection(container, row.payment_collection_id)
+    if (
+      await payin.flag(row.id, name, {
+        reason,
+        fiat_amount: row.fiat_amount,
+        currency: row.currency_code,
+        requisite: row.requisite,
+        session_id: row.session_id,
+        payment_collection_id: row.payment_collection_id,
+        cart_id: row.cart_id ?? ids.cart_id,
+        order_id: row.order_id ?? ids.order_id,
+        ...extra,
+      })
+    ) {
+      effects.push(`flagged:${name}`)
+    }
+  }
+  if (row.store_canceled_at) {
+    await flag("late_payment", "paid after the store ended the pay-in (expired or order canceled)")
+    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: late payment" })
+    return
+  }
+  const session = row.session_id ? await loadSession(container, row.session_id) : null
+  if (!session) {
+    await flag(
+      "stray_payment",
+      row.session_id ? "paid after Medusa deleted the payment session (the cart changed)" : "pay-in unknown to the store"
+    )
+    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: stray payment" })
+    return
+  }
+  if (session.orderId && (await loadOrder(container, session.orderId))?.status === "canceled") {
+    await payin.ledger.markEndedByStore(row.id, "order canceled before the payment arrived", { order_id: session.orderId })
+    await flag("late_payment", "paid after the order was canceled", { order_id: session.orderId })
+    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: late payment" })
+    return
+  }
+  const amount = captureAmount(row, { fiat_amount: row.fiat_amount, fiat_currency: row.fiat_currency ?? null })
+  if (amount === null) {
+    // received in another currency: flagged when recorded; the merchant decides
+    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: received in another currency" })
+    return
+  }
+  if (!session.paymentCapturedAt) {
+    await processPaymentWorkflow(container).run({
+      input: { action: PaymentActions.SUCCESSFUL, data: { session_id: session.id, amount: amount as unknown as number } },
+    })
+  }
+  const after = await loadSession(container, session.id)
+  if (!after?.paymentCapturedAt) {
+    throw new Error(
+      `Medusa did not capture the payment of session ${session.id} (cart ${after?.cartId ?? "?"}, order ${after?.orderId ?? "none"})`
+    )
+  }
+  if (!after.orderId) {
+    // completion failed after the payment (out of stock, …): the money is in, no order exists
+    await flag("paid_without_order", "paid, but Medusa could not place the order from the cart", { cart_id: after.cartId })
+  } else {
+    effects.push("captured")
+  }
+  await payin.ledger.effectDone(row.id, "capture", { captured: true, order_id: after.orderId, cart_id: after.cartId })
+}
+
+async function endOrder(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[]): Promise<void> {
+  const session = row.session_id ? await loadSession(container, row.session_id) : null
+  const ids = { order_id: session?.orderId ?? null, cart_id: session?.cartId ?? null }
+  const instanceId = instanceIdOf(row.provider_id)
+  const cancelUnpaid = instanceId ? ((await payin.settings.providerOptions(instanceId))?.cancelUnpaidOrdersOnExpiry ?? true) : false
+  if (session?.orderId && !session.paymentCapturedAt && cancelUnpaid) {
+    const paidSibling = (await payin.ledger.ofCollections([session.payment_collection_id])).find((r) => r.id !== row.id && r.paid_at)
+    const order = await loadOrder(container, session.orderId)
+    if (paidSibling) {
+      // a stray payment into an earlier pay-in of this order: keep the order, tell the merchant
+      if (
+        await payin.flag(row.id, "paid_elsewhere", {
+          reason: "expired unpaid, but another pay-in of the same payment collection was paid: the order was kept",
+          paid_payin_id: paidSibling.id,
+          payment_collection_id: session.payment_collection_id,
+          ...ids,
+        })
+      ) {
+        effects.push("flagged:paid_elsewhere")
+      }
+    } else if (order && order.status !== "canceled" && order.payment_status !== "captured") {
+      await cancelOrderWorkflow(container).run({ input: { order_id: session.orderId } })
+      effects.push("order_canceled")
+    }
+  }
+  await payin.ledger.markEndedByStore(row.id, "payment window ended unpaid", ids)
+  await payin.ledger.effectDone(row.id, "cancel_order", { ended: true, ...ids })
+  effects.push("ended")
+}

@@ -1,0 +1,67 @@
+import { MedusaContainer } from "@medusajs/framework/types"
+import { PAYIN_MODULE } from "../../medusa-plugin.config"
+import type { PayinClient } from "../client/client"
+import { PayinServiceError } from "../client/errors"
+import type { LedgerRow, StatusSource } from "../modules/payin/ledger"
+import type PayinModuleService from "../modules/payin/service"
+import { instanceIdOf } from "../provider-id"
+import { applyPayinEvent } from "./apply"
+
+export type ReconcileOneResult = {
+  /** The service knows the pay-in. */
+  found: boolean
+  changed: boolean
+  from: string
+  to: string
+  effects: string[]
+  /** A Medusa effect is still to happen (reconciliation retries it). */
+  effectPending: boolean
+  /** The service's answer held nothing new: no lock taken, nothing written. */
+  unchanged?: boolean
+}
+
+/**
+ * Reconciles one pay-in with the service: looks it up there (the one place a lookup happens for
+ * a known pay-in: reconciliation, "Reconcile now", the store status route) and feeds the answer
+ * to the one apply function, so events, flags and Medusa effects are the same as a webhook's.
+ * A pay-in the service has no record of, whose creation never got an answer, becomes `failed`.
+ * Service errors are thrown as PayinServiceError.
+ */
+export async function reconcileWithService(
+  container: MedusaContainer,
+  rowOrId: LedgerRow | string,
+  source: Exclude<StatusSource, "create" | "webhook" | "authorize">,
+  { client, skipUnchanged = false }: { client?: PayinClient | null; skipUnchanged?: boolean } = {}
+): Promise<ReconcileOneResult> {
+  const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
+  const row = typeof rowOrId === "string" ? await payin.ledger.get(rowOrId) : rowOrId
+  if (!row) {
+    throw new PayinServiceError("not_found", `No pay-in ${String(rowOrId)} in this store`)
+  }
+  const instanceId = instanceIdOf(row.provider_id)
+  const service = client ?? (instanceId ? await payin.settings.clientFor(instanceId) : null)
+  if (!instanceId || !service) {
+    throw new PayinServiceError("unauthorized", `The provider instance "${instanceId}" has no API key or base URL configured`)
+  }
+  const same = { found: true, changed: false, from: row.status, to: row.status, effects: [], effectPending: Boolean(row.effect_pending) }
+  const transaction = await service.lookUp({ id: row.service_id, externalId: row.session_id })
+  if (!transaction) {
+    if (row.status === "creating" && !row.service_id) {
+      await payin.ledger.recordCreationFailure(row.id, "no pay-in at the service")
+      return { ...same, found: false, changed: true, to: "failed" }
+    }
+    return { ...same, found: false }
+  }
+  if (skipUnchanged && transaction.status === row.status && transaction.fiatAmount === row.fiat_amount && !row.effect_pending) {
+    return { ...same, unchanged: true }
+  }
+  const result = await applyPayinEvent(container, { instanceId, transaction, source })
+  return {
+    found: true,
+    changed: result.changed,
+    from: row.status,
+    to: result.status,
+    effects: result.effects,
+    effectPending: result.effectPending,
+  }
+}

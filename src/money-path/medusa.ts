@@ -1,0 +1,76 @@
+import { MedusaContainer } from "@medusajs/framework/types"
+import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
+
+/** What the money path reads of Medusa about a payment session: its collection, cart, order, payment. */
+export type SessionInfo = {
+  id: string
+  amount: unknown
+  payment_collection_id: string
+  cartId: string | null
+  orderId: string | null
+  paymentCapturedAt: string | null
+}
+
+type Query = { graph: (config: Record<string, unknown>) => Promise<{ data: any[] }> }
+const queryOf = (container: MedusaContainer) => container.resolve(ContainerRegistrationKeys.QUERY) as unknown as Query
+
+export async function loadSession(container: MedusaContainer, sessionId: string): Promise<SessionInfo | null> {
+  const query = queryOf(container)
+  const { data: sessions } = await query.graph({
+    entity: "payment_session",
+    fields: ["id", "amount", "payment_collection_id", "payment.id", "payment.captured_at"],
+    filters: { id: sessionId },
+  })
+  const session = sessions[0] as
+    | { id: string; amount: unknown; payment_collection_id: string; payment?: { captured_at?: string | null } | null }
+    | undefined
+  if (!session) {
+    return null
+  }
+  const [{ data: carts }, { data: orders }] = await Promise.all([
+    query.graph({ entity: "cart_payment_collection", fields: ["cart_id"], filters: { payment_collection_id: session.payment_collection_id } }),
+    query.graph({ entity: "order_payment_collection", fields: ["order_id"], filters: { payment_collection_id: session.payment_collection_id } }),
+  ])
+  let orderId = (orders[0] as { order_id?: string } | undefined)?.order_id ?? null
+  const cartId = (carts[0] as { cart_id?: string } | undefined)?.cart_id ?? null
+  if (!orderId && cartId) {
+    const { data: orderCarts } = await query.graph({ entity: "order_cart", fields: ["order_id"], filters: { cart_id: cartId } })
+    orderId = (orderCarts[0] as { order_id?: string } | undefined)?.order_id ?? null
+  }
+  return {
+    id: session.id,
+    amount: session.amount,
+    payment_collection_id: session.payment_collection_id,
+    cartId,
+    orderId,
+    paymentCapturedAt: session.payment?.captured_at ?? null,
+  }
+}
+
+/** The cart and order a payment collection resolves to (for flags on pay-ins whose session is gone). */
+export async function resolveCollection(
+  container: MedusaContainer,
+  collectionId: string | null
+): Promise<{ cart_id: string | null; order_id: string | null }> {
+  if (!collectionId) return { cart_id: null, order_id: null }
+  const query = queryOf(container)
+  const [{ data: carts }, { data: orders }] = await Promise.all([
+    query.graph({ entity: "cart_payment_collection", fields: ["cart_id"], filters: { payment_collection_id: collectionId } }),
+    query.graph({ entity: "order_payment_collection", fields: ["order_id"], filters: { payment_collection_id: collectionId } }),
+  ])
+  const cartId = (carts[0] as { cart_id?: string } | undefined)?.cart_id ?? null
+  let orderId = (orders[0] as { order_id?: string } | undefined)?.order_id ?? null
+  if (!orderId && cartId) {
+    const { data } = await query.graph({ entity: "order_cart", fields: ["order_id"], filters: { cart_id: cartId } })
+    orderId = (data[0] as { order_id?: string } | undefined)?.order_id ?? null
+  }
+  return { cart_id: cartId, order_id: orderId }
+}
+
+export async function loadOrder(
+  container: MedusaContainer,
+  orderId: string
+): Promise<{ id: string; status: string; payment_status?: string } | null> {
+  const { data } = await queryOf(container).graph({ entity: "order", fields: ["id", "status", "payment_status"], filters: { id: orderId } })
+  return (data[0] as { id: string; status: string; payment_status?: string }) ?? null
+}

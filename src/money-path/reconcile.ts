@@ -1,0 +1,177 @@
+import { MedusaContainer } from "@medusajs/framework/types"
+import { Modules } from "@medusajs/framework/utils"
+import { PAYIN_MODULE } from "../../medusa-plugin.config"
+import { PayinClient } from "../client/client"
+import { errorMessage } from "../client/errors"
+import type { LedgerRow } from "../modules/payin/ledger"
+import type PayinModuleService from "../modules/payin/service"
+import { instanceIdOf } from "../provider-id"
+import { OPEN_STATUSES } from "../status"
+import { applyPendingEffect } from "./apply"
+import { retryWebhookInbox } from "./inbox"
+import { reconcileWithService } from "./lookup"
+
+export type ReconcileOptions = {
+  /** Only pay-ins created before now minus this many seconds (default: plugin option reconcileAfterSeconds). */
+  olderThanSeconds?: number
+  /** Rows read per page (memory stays bounded by one page). */
+  pageSize?: number
+  /** Lookups in flight at once (default: plugin option reconcileConcurrency). */
+  concurrency?: number
+  /** Restrict to these ledger rows. */
+  ids?: string[]
+}
+
+export type ReconcileReport = {
+  checked: number
+  changed: number
+  notFound: number
+  errors: number
+  /** Pay-ins whose pending Medusa effect (capture, order cancel) was retried, and how many got done. */
+  effectsRetried: number
+  effectsDone: number
+  inboxRetried: number
+  inboxApplied: number
+  durationMs: number
+}
+
+/**
+ * One reconciliation run: looks up every unfinished pay-in (creating, active or in a dispute)
+ * older than a threshold and feeds the answers to the one apply function (a lost callback changes
+ * nothing in the end); retries the Medusa effects still pending (a paid pay-in whose capture
+ * failed, an expired one whose order was not canceled) below the retry limit; retries webhook
+ * inbox entries that failed to apply. Pages through the ledger (keyset by id) with bounded
+ * concurrency; the pending effects come from a partial index, not a scan of closed pay-ins.
+ */
+export async function reconcilePayins(container: MedusaContainer, options: ReconcileOptions = {}): Promise<ReconcileReport> {
+  const started = Date.now()
+  const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
+  const logger = container.resolve("logger")
+  const plugin = await payin.settings.plugin()
+  const olderThan = new Date(Date.now() - (options.olderThanSeconds ?? plugin.reconcileAfterSeconds) * 1000)
+  const pageSize = options.pageSize ?? 200
+  const concurrency = options.concurrency ?? plugin.reconcileConcurrency
+  const report: ReconcileReport = {
+    checked: 0,
+    changed: 0,
+    notFound: 0,
+    errors: 0,
+    effectsRetried: 0,
+    effectsDone: 0,
+    inboxRetried: 0,
+    inboxApplied: 0,
+    durationMs: 0,
+  }
+  // one client per instance for the whole run (its settings as of the start of the run)
+  const clients = new Map<string, Promise<PayinClient | null>>()
+  const clientFor = (providerId: string) => {
+    if (!clients.has(providerId)) {
+      const id = instanceIdOf(providerId)
+      clients.set(providerId, id ? payin.settings.clientFor(id).catch(() => null) : Promise.resolve(null))
+    }
+    return clients.get(providerId)!
+  }
+
+  const lookUp = async (row: LedgerRow) => {
+    const client = await clientFor(row.provider_id)
+    if (!client) return
+    report.checked++
+    try {
+      const result = await reconcileWithService(container, row, "lookup", { client, skipUnchanged: true })
+      if (!result.found) report.notFound++
+      if (result.changed || result.effects.length) report.changed++
+    } catch (error) {
+      report.errors++
+      logger.warn(`payin: reconciling ${row.id} failed: ${errorMessage(error)}`)
+    }
+  }
+
+  let lastId = ""
+  for (;;) {
+    const page = (await payin.listPayinTransactions(
+      {
+        status: [...OPEN_STATUSES],
+        created_at: { $lt: olderThan },
+        ...(lastId ? { id: { $gt: lastId } } : {}),
+        ...(options.ids ? { id: options.ids } : {}),
+      },
+      {
+        take: pageSize,
+        order: { id: "ASC" },
+        select: ["id", "provider_id", "service_id", "session_id", "status", "fiat_amount", "effect_pending"],
+      }
+    )) as unknown as LedgerRow[]
+    if (!page.length) break
+    await runBounded(page, concurrency, lookUp)
+    lastId = page[page.length - 1].id
+    if (page.length < pageSize || options.ids) break
+  }
+
+  // effects still pending (not looked up above): the ledger already knows their status
+  let afterId = ""
+  for (;;) {
+    const page = (await payin.ledger.pendingEffects(pageSize, plugin.effectRetryLimit, afterId)).filter(
+      (r) => !options.ids || options.ids.includes(r.id)
+    )
+    if (!page.length) break
+    await runBounded(page, concurrency, async (row) => {
+      report.effectsRetried++
+      try {
+        const outcome = await applyPendingEffect(container, row.id)
+        if (!outcome.pending) report.effectsDone++
+      } catch (error) {
+        report.errors++
+        logger.warn(`payin: retrying the effect of ${row.id} failed: ${errorMessage(error)}`)
+      }
+    })
+    afterId = page[page.length - 1].id
+    if (page.length < pageSize) break
+  }
+
+  if (!options.ids) {
+    const inbox = await retryWebhookInbox(container)
+    report.inboxRetried = inbox.tried
+    report.inboxApplied = inbox.applied
+  }
+  report.durationMs = Date.now() - started
+  return report
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight. */
+async function runBounded<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      await fn(items[next++])
+    }
+  })
+  await Promise.all(workers)
+}
+
+/**
+ * The scheduled entry: at most one run at a time across instances (a lock), and not more often
+ * than the plugin's reconcileIntervalSeconds.
+ */
+export async function reconcilePayinsScheduled(container: MedusaContainer): Promise<ReconcileReport | null> {
+  const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
+  const locking = container.resolve(Modules.LOCKING)
+  const owner = `reconcile-${process.pid}-${Math.random().toString(36).slice(2)}`
+  const ttl = (await payin.settings.plugin()).reconcileIntervalSeconds
+  // The lock is held for the interval (not released after the run): other instances skip until it expires.
+  const acquired = await locking.acquire("payin:reconcile", { ownerId: owner, expire: ttl }).then(
+    () => true,
+    () => false
+  )
+  if (!acquired) return null
+  const report = await reconcilePayins(container)
+  if (report.checked || report.inboxRetried || report.effectsRetried) {
+    container
+      .resolve("logger")
+      .info(
+        `payin reconciliation: ${report.checked} looked up, ${report.changed} changed, ${report.notFound} not found, ` +
+          `${report.errors} errors, effects ${report.effectsDone}/${report.effectsRetried} done, ` +
+          `inbox ${report.inboxApplied}/${report.inboxRetried} applied (${report.durationMs} ms)`
+      )
+  }
+  return report
+}
