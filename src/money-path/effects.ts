@@ -7,7 +7,7 @@ import { captureAmount } from "../modules/payin/money"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import type { PayinFlag } from "../status"
-import { loadOrder, loadSession, resolveCollection } from "./medusa"
+import { loadOrder, loadSession, orderOfCart, paymentOfSession, resolveCollection } from "./medusa"
 
 export type EffectOutcome = { effects: string[]; pending: boolean }
 
@@ -95,18 +95,21 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
     })
   }
   const after = await loadSession(container, session.id)
-  if (!after?.paymentCapturedAt) {
-    throw new Error(
-      `Medusa did not capture the payment of session ${session.id} (cart ${after?.cartId ?? "?"}, order ${after?.orderId ?? "none"})`
-    )
-  }
-  if (!after.orderId) {
-    // completion failed after the payment (out of stock, …): the money is in, no order exists
-    await flag("paid_without_order", "paid, but Medusa could not place the order from the cart", { cart_id: after.cartId })
-  } else {
+  const orderId = after?.orderId ?? (await orderOfCart(container, session.cartId))
+  const payment = after?.paymentCapturedAt ? { captured_at: after.paymentCapturedAt } : await paymentOfSession(container, session.id)
+  if (orderId && payment?.captured_at) {
     effects.push("captured")
+    await payin.ledger.effectDone(row.id, "capture", { captured: true, order_id: orderId, cart_id: session.cartId })
+    return
   }
-  await payin.ledger.effectDone(row.id, "capture", { captured: true, order_id: after.orderId, cart_id: after.cartId })
+  if (!orderId && (payment?.captured_at || !after)) {
+    // Medusa took the payment, then could not place the order (out of stock, …) and its
+    // compensation replaced the session: the money is in, no order exists. The merchant decides.
+    await flag("paid_without_order", "paid, but Medusa could not place the order from the cart", { cart_id: session.cartId })
+    await payin.ledger.effectDone(row.id, "capture", { captured: Boolean(payment?.captured_at), cart_id: session.cartId })
+    return
+  }
+  throw new Error(`Medusa did not capture the payment of session ${session.id} (cart ${session.cartId ?? "?"}, order ${orderId ?? "none"})`)
 }
 
 async function endOrder(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[]): Promise<void> {

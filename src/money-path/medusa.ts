@@ -74,3 +74,23 @@ export async function loadOrder(
   const { data } = await queryOf(container).graph({ entity: "order", fields: ["id", "status", "payment_status"], filters: { id: orderId } })
   return (data[0] as { id: string; status: string; payment_status?: string }) ?? null
 }
+
+/** The order placed from a cart, or null. */
+export async function orderOfCart(container: MedusaContainer, cartId: string | null): Promise<string | null> {
+  if (!cartId) return null
+  const { data } = await queryOf(container).graph({ entity: "order_cart", fields: ["order_id"], filters: { cart_id: cartId } })
+  return (data[0] as { order_id?: string } | undefined)?.order_id ?? null
+}
+
+/** The Payment Medusa made for a session (it outlives the session when completion's compensation replaced it). */
+export async function paymentOfSession(
+  container: MedusaContainer,
+  sessionId: string
+): Promise<{ id: string; captured_at: string | null } | null> {
+  const { data } = await queryOf(container).graph({
+    entity: "payment",
+    fields: ["id", "captured_at"],
+    filters: { payment_session_id: sessionId },
+  })
+  return (data[0] as { id: string; captured_at: string | null } | undefined) ?? null
+}

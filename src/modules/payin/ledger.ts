@@ -12,6 +12,7 @@ import {
 } from "../../status"
 import type { Db } from "./db"
 import { compareReceived } from "./money"
+import { addFlag, history, lockRow } from "./ledger-rows"
 import type { PayinTransaction } from "./models"
 
 /** A ledger row as the module stores it (inferred from the model; `amount` as numeric text from SQL). */
@@ -162,7 +163,7 @@ export class Ledger {
   /** The request certainly created nothing (or created something refused): `failed` through the table. */
   async recordCreationFailure(ledgerId: string, message: string): Promise<void> {
     await this.db().transaction(async (trx) => {
-      const row = await this.lock(trx, ledgerId)
+      const row = await lockRow(trx, ledgerId)
       await trx.raw("update payin_transaction set last_error = ?, updated_at = now() where id = ?", [message.slice(0, 2000), ledgerId])
       await this.move(trx, row, "failed", "create", null, message.slice(0, 500))
     })
@@ -182,7 +183,7 @@ export class Ledger {
     accepts: (row: LedgerRow) => boolean = () => true
   ): Promise<RecordResult> {
     return this.db().transaction(async (trx) => {
-      const current = await this.lock(trx, ledgerId)
+      const current = await lockRow(trx, ledgerId)
       if (!accepts(current)) {
         throw new ForeignPayinError(`Pay-in ${current.id} belongs to ${current.provider_id}, another merchant account`)
       }
@@ -220,11 +221,11 @@ export class Ledger {
         const row = (await this.get(ledgerId, trx))!
         if (transition.to === "closed" || (transition.to === "re_calculation" && current.paid_at)) {
           const money = compareReceived(row, tx)
-          if (money) notices.push(...(await this.addFlag(trx, row, money.flag, money.details)))
+          if (money) notices.push(...(await addFlag(trx, row, money.flag, money.details)))
         }
         if (isDisputeStatus(transition.to) && current.paid_at && !isDisputeStatus(current.status)) {
           notices.push(
-            ...(await this.addFlag(trx, row, "dispute_after_payment", {
+            ...(await addFlag(trx, row, "dispute_after_payment", {
               status: transition.to,
               captured: Boolean(row.captured_at),
               fiat_amount: tx.fiatAmount,
@@ -238,7 +239,7 @@ export class Ledger {
 
   /** Adds a flag once (with a history note). Returns the notice to emit, or nothing when it was there. */
   async flag(ledgerId: string, flag: PayinFlag, details: Record<string, unknown>): Promise<LedgerNotice[]> {
-    return this.db().transaction(async (trx) => this.addFlag(trx, await this.lock(trx, ledgerId), flag, details))
+    return this.db().transaction(async (trx) => addFlag(trx, await lockRow(trx, ledgerId), flag, details))
   }
 
   /** Links the row to its cart and order (first values win; an order id replaces none only). */
@@ -268,7 +269,7 @@ export class Ledger {
     done: { captured?: boolean; ended?: boolean; order_id?: string | null; cart_id?: string | null; note?: string }
   ): Promise<void> {
     await this.db().transaction(async (trx) => {
-      const row = await this.lock(trx, ledgerId)
+      const row = await lockRow(trx, ledgerId)
       await trx.raw(
         `update payin_transaction set
            effect_pending = case when effect_pending = ? then null else effect_pending end,
@@ -279,7 +280,7 @@ export class Ledger {
          where id = ?`,
         [effect, effect, Boolean(done.captured), Boolean(done.ended), done.order_id ?? null, done.cart_id ?? null, ledgerId]
       )
-      if (done.note) await this.history(trx, row, row.status, row.status, "store", done.note)
+      if (done.note) await history(trx, row, row.status, row.status, "store", done.note)
     })
   }
 
@@ -289,7 +290,7 @@ export class Ledger {
    */
   async effectFailed(ledgerId: string, effect: Effect, error: string, limit: number): Promise<LedgerNotice[]> {
     return this.db().transaction(async (trx) => {
-      const row = await this.lock(trx, ledgerId)
+      const row = await lockRow(trx, ledgerId)
       if (row.effect_pending !== effect) return []
       const attempts = (row.effect_attempts ?? 0) + 1
       await trx.raw("update payin_transaction set effect_attempts = ?, last_error = ?, updated_at = now() where id = ?", [
@@ -298,7 +299,7 @@ export class Ledger {
         ledgerId,
       ])
       if (attempts < limit) return []
-      return this.addFlag(trx, row, effect === "capture" ? "capture_failed" : "order_cancel_failed", { attempts, error })
+      return addFlag(trx, row, effect === "capture" ? "capture_failed" : "order_cancel_failed", { attempts, error })
     })
   }
 
@@ -315,12 +316,12 @@ export class Ledger {
 
   async recordRefund(ledgerId: string, refund: Record<string, unknown>): Promise<void> {
     await this.db().transaction(async (trx) => {
-      const row = await this.lock(trx, ledgerId)
+      const row = await lockRow(trx, ledgerId)
       await trx.raw(
         "update payin_transaction set refunds = coalesce(refunds, '[]'::jsonb) || ?::jsonb, updated_at = now() where id = ?",
         [JSON.stringify([refund]), ledgerId]
       )
-      await this.history(trx, row, row.status, row.status, "store", `manual refund of ${refund.amount} recorded`)
+      await history(trx, row, row.status, row.status, "store", `manual refund of ${refund.amount} recorded`)
     })
   }
 
@@ -345,15 +346,6 @@ export class Ledger {
 
   // -------------------------------------------------------------------------------------------
 
-  /** Serialises writers of one row across processes (a PostgreSQL row lock until the commit). */
-  private async lock(trx: Db, ledgerId: string): Promise<LedgerRow> {
-    const { rows } = await trx.raw("select * from payin_transaction where id = ? and deleted_at is null for update", [ledgerId])
-    if (!rows[0]) {
-      throw new MedusaError(MedusaError.Types.NOT_FOUND, `Pay-in ${ledgerId} was not found`)
-    }
-    return rows[0]
-  }
-
   /** The one status write: only through the table, always with a history row and its pending effect. */
   private async move(
     trx: Db,
@@ -377,24 +369,12 @@ export class Ledger {
        where id = ?`,
       [to, to, to, effect, effect, row.id]
     )
-    await this.history(trx, row, row.status, to, source, note, tx)
-  }
-
-  private async addFlag(trx: Db, row: LedgerRow, flag: PayinFlag, details: Record<string, unknown>): Promise<LedgerNotice[]> {
-    const { rows } = await trx.raw(
-      `update payin_transaction set flags = coalesce(flags, '{}'::jsonb) || jsonb_build_object(?::text, ?::jsonb), updated_at = now()
-       where id = ? and not jsonb_exists(coalesce(flags, '{}'::jsonb), ?::text)
-       returning id`,
-      [flag, JSON.stringify({ at: new Date().toISOString(), ...details }), row.id, flag]
-    )
-    if (!rows.length) return []
-    await this.history(trx, row, row.status, row.status, "store", `flag: ${flag}`)
-    return [{ kind: "flag", flag, details }]
+    await history(trx, row, row.status, to, source, note, tx)
   }
 
   private async note(ledgerId: string, column: "session_deleted_at" | "store_canceled_at", note: string): Promise<void> {
     await this.db().transaction(async (trx) => {
-      const row = await this.lock(trx, ledgerId)
+      const row = await lockRow(trx, ledgerId)
       if (row[column]) return
       await trx.raw(
         `update payin_transaction set ${column} = now(),
@@ -403,23 +383,9 @@ export class Ledger {
          where id = ?`,
         [column === "store_canceled_at", ledgerId]
       )
-      await this.history(trx, row, row.status, row.status, "store", note)
+      await history(trx, row, row.status, row.status, "store", note)
     })
   }
 
-  private async history(
-    trx: Db,
-    row: LedgerRow,
-    from: LedgerStatus,
-    to: LedgerStatus,
-    source: StatusSource,
-    note: string | null,
-    tx: Transaction | null = null
-  ): Promise<void> {
-    await trx.raw(
-      `insert into payin_status_change (id, transaction_id, from_status, to_status, source, note, service_data)
-       values (?, ?, ?, ?, ?, ?, ?::jsonb)`,
-      [generateEntityId(undefined, "payinsc"), row.id, from, to, source, note, tx ? JSON.stringify(tx) : null]
-    )
-  }
+
 }

@@ -32,14 +32,12 @@ import { PayinProviderOptions, PayinProviderOptionsInput, parseProviderOptions }
 import type PayinModuleService from "../../modules/payin/service"
 import type { LedgerRow } from "../../modules/payin/service"
 import { PAYIN_PROVIDER_IDENTIFIER, payinProviderId } from "../../provider-id"
-import { LEDGER_ONLY_STATUSES, sessionStatusOf } from "../../status"
-import { sameAmount, toFiatAmount } from "./amount"
+import { LEDGER_ONLY_STATUSES } from "../../status"
+import { CANCELED_MESSAGE, sessionAnswer } from "./answer"
+import { sameAmount } from "./amount"
+import { buildPayInRequest, toMedusaError } from "./request"
 import { PayinSessionData, toSessionData } from "./session-data"
 import { CLIENT_CONTEXT_KEY, parseStorefrontData } from "./storefront-data"
-
-/** What the storefront can tell the shopper about a pay-in that can no longer be paid. */
-export const CANCELED_MESSAGE =
-  "The payment window for these payment details has ended. Start the payment again to get new details."
 
 type Data = Record<string, unknown>
 
@@ -120,7 +118,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
     const options = await this.settings()
     const chosen = parseStorefrontData(data, options)
-    const collectionId = chosen.client.payment_collection_id ?? null
+    const collectionId = (await this.collectionOf(sessionId)) ?? chosen.client.payment_collection_id ?? null
     if (collectionId && (await this.payin.ledger.ofCollections([collectionId])).some((r) => r.paid_at)) {
       // the money for this payment collection arrived already: new requisites would take it twice
       throw new MedusaError(
@@ -129,28 +127,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
         "payin_already_paid"
       )
     }
-    const currency = input.currency_code.toUpperCase()
-    const fiat = toFiatAmount(input.amount, input.currency_code)
-    const range =
-      options.amountPolicy.mode === "range" && options.amountPolicy.tolerancePercent > 0
-        ? amountRange(fiat.decimal, options.amountPolicy.tolerancePercent)
-        : undefined
-
-    const request: PayInRequest = {
-      fiatCurrency: currency,
-      ...(range ? { fiatAmountRange: range } : { fiatAmount: fiat.value }),
-      ...(chosen.method ? { method: chosen.method } : {}),
-      ...(chosen.bank ? { bank: chosen.bank } : {}),
-      extra: {
-        externalTransactionId: sessionId,
-        payerInfo: {
-          ...(input.context?.customer?.id ? { userId: input.context.customer.id } : {}),
-          ...(chosen.client.ip ? { ip: chosen.client.ip } : {}),
-          ...(chosen.client.user_agent ? { userAgent: chosen.client.user_agent } : {}),
-        },
-      },
-      paymentPageConfig: this.paymentPageConfig(chosen, options),
-    }
+    const { request, fiat, range, currency } = buildPayInRequest(input, chosen, options, sessionId)
 
     // The ledger row is written while the request is on its way (its insert takes a few ms, the
     // service tens or hundreds): the store knows every pay-in it asked for. Nothing can happen to a
@@ -182,12 +159,12 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       // never sees its requisites) and say which one it was
       const serviceId = created.status === "fulfilled" ? created.value.id : "none"
       this.logger.error(`payin: could not record the pay-in of ${sessionId} (service id ${serviceId}): ${String(opened.reason)}`)
-      throw this.toMedusaError(opened.reason, "record the pay-in")
+      throw toMedusaError(opened.reason, "record the pay-in", this.providerId, this.logger)
     }
     const row = opened.value
     if (created.status === "rejected") {
       await this.recordCreationFailure(row.id, created.reason)
-      throw this.toMedusaError(created.reason, "create the pay-in")
+      throw toMedusaError(created.reason, "create the pay-in", this.providerId, this.logger)
     }
     const transaction: Transaction = created.value
     const sessionData = toSessionData(transaction, { id: row.id, method: chosen.method }, options.paymentWindowSeconds)
@@ -262,7 +239,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     if (!row) {
       return { status: "error", data: { ...data, error_message: "The pay-in could not be found" } }
     }
-    return this.answerFromLedger(row, data)
+    return sessionAnswer(row, data)
   }
 
   async getPaymentStatus(input: GetPaymentStatusInput): Promise<GetPaymentStatusOutput> {
@@ -271,7 +248,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     if (!row || row.provider_id !== this.providerId) {
       return { status: "pending", data }
     }
-    return this.answerFromLedger(row, data)
+    return sessionAnswer(row, data)
   }
 
   /** Succeeds once the ledger has this instance's pay-in paid; tolerant of repeats. */
@@ -359,23 +336,6 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
   // Helpers
   // -------------------------------------------------------------------------------------------
 
-  /** The merchant's Payment Page defaults with the storefront's allowed overrides. */
-  private paymentPageConfig(
-    chosen: ReturnType<typeof parseStorefrontData>,
-    options: PayinProviderOptions
-  ): PayInRequest["paymentPageConfig"] {
-    const page = options.paymentPage
-    const config: NonNullable<PayInRequest["paymentPageConfig"]> = {}
-    const success = chosen.success_url ?? page.successUrl
-    const failure = chosen.failure_url ?? page.failureUrl
-    const locale = chosen.locale ?? page.locale
-    if (success) config.success_redirect = success
-    if (failure) config.error_redirect = failure
-    if (page.supportLink) config.supportLink = page.supportLink
-    if (locale) config.locale = locale
-    return Object.keys(config).length ? config : undefined
-  }
-
   private async recordCreationFailure(ledgerId: string, error: unknown): Promise<void> {
     const message = error instanceof Error ? error.message : String(error)
     this.logger.warn(`payin: creating the pay-in of ledger row ${ledgerId} failed: ${message}`)
@@ -388,6 +348,22 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       .catch((e: unknown) => this.logger.warn(`payin: could not record the failure on ${ledgerId}: ${String(e)}`))
   }
 
+  /**
+   * The payment collection of a session, read through the payment module's own session service
+   * (the provider lives in that module): also for sessions Medusa creates itself, e.g. when
+   * completion's compensation replaces one, where no store request carried the collection id.
+   */
+  private async collectionOf(sessionId: string): Promise<string | null> {
+    try {
+      const sessions = this.cradle_.paymentSessionService as
+        | { retrieve(id: string, config: { select: string[] }): Promise<{ payment_collection_id?: string }> }
+        | undefined
+      return (await sessions?.retrieve(sessionId, { select: ["id", "payment_collection_id"] }))?.payment_collection_id ?? null
+    } catch {
+      return null
+    }
+  }
+
   private async findRow(data: Data): Promise<LedgerRow | null> {
     const ledgerId = typeof data.payin_ledger_id === "string" ? data.payin_ledger_id : undefined
     if (ledgerId) {
@@ -395,22 +371,6 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
     const sessionId = typeof data.session_id === "string" ? data.session_id : undefined
     return sessionId ? this.payin.ledger.findBy("session_id", sessionId) : null
-  }
-
-  /** The session status the ledger's row means, with the data the storefront reads. */
-  private answerFromLedger(row: LedgerRow, data: Data): AuthorizePaymentOutput {
-    const paid = Boolean(row.paid_at)
-    if (row.store_canceled_at && !paid) {
-      // The store already ended this pay-in (expired, order canceled): a late payment must never
-      // attach itself to a canceled order.
-      return { status: "canceled", data: { ...data, payin_status: row.status, error_message: CANCELED_MESSAGE } }
-    }
-    const status = sessionStatusOf(row.status, { paid }) as PaymentSessionStatus
-    const merged: Data = { ...data, payin_status: row.status }
-    if (status === "canceled") {
-      merged.error_message = CANCELED_MESSAGE
-    }
-    return { status, data: merged }
   }
 
   /**
@@ -434,52 +394,6 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
     return row
   }
-
-  /** A clear error for the storefront; the merchant-facing detail goes to the log. */
-  private toMedusaError(error: unknown, action: string): Error {
-    if (MedusaError.isMedusaError(error)) {
-      return error as Error
-    }
-    if (error instanceof PayinServiceError) {
-      this.logger.error(`payin (${this.providerId}): could not ${action}: ${error.message}`)
-      switch (error.kind) {
-        case "requisites_unavailable":
-          return new MedusaError(MedusaError.Types.NOT_ALLOWED, error.message, "payin_requisites_unavailable")
-        case "validation":
-          return new MedusaError(
-            MedusaError.Types.INVALID_DATA,
-            `The payment service refused the payment: ${error.message}`,
-            "payin_rejected"
-          )
-        case "unauthorized":
-        case "ip_not_whitelisted":
-          return new MedusaError(
-            MedusaError.Types.NOT_ALLOWED,
-            "Pay-in payments are unavailable right now: the payment service refused the store's credentials. " +
-              "Please choose another payment method.",
-            "payin_unavailable"
-          )
-        default:
-          return new MedusaError(
-            MedusaError.Types.NOT_ALLOWED,
-            "The payment service is not responding right now. Please try again in a minute.",
-            "payin_unavailable"
-          )
-      }
-    }
-    this.logger.error(`payin (${this.providerId}): could not ${action}: ${String(error)}`)
-    return new MedusaError(
-      MedusaError.Types.UNEXPECTED_STATE,
-      `Could not ${action}: ${error instanceof Error ? error.message : "unknown error"}`
-    )
-  }
-}
-
-/** fiatAmountRange for the "range" amount policy: from the total up to tolerance% above, in cents. */
-function amountRange(decimal: string, tolerancePercent: number): { min: number; max: number } {
-  const min = MathBN.convert(decimal)
-  const max = MathBN.mult(min, MathBN.add(1, MathBN.div(tolerancePercent, 100))).decimalPlaces(2, 1 /* ROUND_DOWN */)
-  return { min: Number(min.toFixed(2)), max: Number(max.toFixed(2)) }
 }
 
 export type { PayinSessionData }

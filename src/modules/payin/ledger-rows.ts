@@ -1,0 +1,45 @@
+import { MedusaError, generateEntityId } from "@medusajs/framework/utils"
+import type { Transaction } from "../../client/schemas"
+import type { LedgerStatus, PayinFlag } from "../../status"
+import type { Db } from "./db"
+import type { LedgerNotice, LedgerRow, StatusSource } from "./ledger"
+
+/** Row-level statements of the ledger, run inside its transactions (the ledger is their only caller). */
+/** Serialises writers of one row across processes (a PostgreSQL row lock until the commit). */
+export async function lockRow(trx: Db, ledgerId: string): Promise<LedgerRow> {
+  const { rows } = await trx.raw("select * from payin_transaction where id = ? and deleted_at is null for update", [ledgerId])
+  if (!rows[0]) {
+    throw new MedusaError(MedusaError.Types.NOT_FOUND, `Pay-in ${ledgerId} was not found`)
+  }
+  return rows[0]
+}
+
+/** Adds a flag once, with a history note; the notice to emit, or nothing when it was there. */
+export async function addFlag(trx: Db, row: LedgerRow, flag: PayinFlag, details: Record<string, unknown>): Promise<LedgerNotice[]> {
+  const { rows } = await trx.raw(
+    `update payin_transaction set flags = coalesce(flags, '{}'::jsonb) || jsonb_build_object(?::text, ?::jsonb), updated_at = now()
+     where id = ? and not jsonb_exists(coalesce(flags, '{}'::jsonb), ?::text)
+     returning id`,
+    [flag, JSON.stringify({ at: new Date().toISOString(), ...details }), row.id, flag]
+  )
+  if (!rows.length) return []
+  await history(trx, row, row.status, row.status, "store", `flag: ${flag}`)
+  return [{ kind: "flag", flag, details }]
+}
+
+/** A history row: every status change and every store-side note leaves one. */
+export async function history(
+  trx: Db,
+  row: LedgerRow,
+  from: LedgerStatus,
+  to: LedgerStatus,
+  source: StatusSource,
+  note: string | null,
+  tx: Transaction | null = null
+): Promise<void> {
+  await trx.raw(
+    `insert into payin_status_change (id, transaction_id, from_status, to_status, source, note, service_data)
+     values (?, ?, ?, ?, ?, ?, ?::jsonb)`,
+    [generateEntityId(undefined, "payinsc"), row.id, from, to, source, note, tx ? JSON.stringify(tx) : null]
+  )
+}
