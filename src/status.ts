@@ -95,6 +95,23 @@ export function statusesMovingTo(incoming: LedgerStatus, among: readonly LedgerS
   return among.filter((s) => nextStatus(s, incoming).changed)
 }
 
+/** The Medusa effect a status asks for: capture the payment, or end the order placed for it. */
+export type StatusEffect = "capture" | "cancel_order"
+
+/**
+ * What a move into `to` asks Medusa to do: `closed` asks for the capture (once: not again after a
+ * dispute, or when it was captured already); `canceled` asks to end the order placed while
+ * waiting (unless the store ended it already). Nothing for the other statuses.
+ */
+export function effectOf(
+  to: LedgerStatus,
+  { paid = false, captured = false, ended = false }: { paid?: boolean; captured?: boolean; ended?: boolean } = {}
+): StatusEffect | null {
+  if (to === "closed") return paid || captured ? null : "capture"
+  if (to === "canceled") return ended ? null : "cancel_order"
+  return null
+}
+
 // ---------------------------------------------------------------------------------------------
 // Medusa payment-session statuses
 // ---------------------------------------------------------------------------------------------

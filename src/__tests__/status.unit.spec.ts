@@ -1,6 +1,7 @@
 import fc from "fast-check"
 import {
   DISPUTE_STATUSES,
+  effectOf,
   FINAL_SHOPPER_STATES,
   LEDGER_STATUSES,
   SERVICE_STATUSES,
@@ -104,5 +105,16 @@ describe("shopperStateOf", () => {
     expect(shopperStateOf("failed")).toBe("failed")
     expect(shopperStateOf("something_new")).toBe("in_review")
     expect(FINAL_SHOPPER_STATES).toEqual(["paid", "expired", "canceled", "failed"])
+  })
+})
+
+describe("effectOf", () => {
+  it("asks for a capture once money arrives, and for ending the order when the window ended", () => {
+    expect(effectOf("closed")).toBe("capture")
+    expect(effectOf("closed", { paid: true })).toBeNull() // closed again after a dispute
+    expect(effectOf("closed", { captured: true })).toBeNull()
+    expect(effectOf("canceled")).toBe("cancel_order")
+    expect(effectOf("canceled", { ended: true })).toBeNull()
+    for (const s of ["active", "dispute", "checking", "re_calculation", "failed"] as const) expect(effectOf(s)).toBeNull()
   })
 })

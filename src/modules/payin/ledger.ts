@@ -4,7 +4,9 @@ import type { Transaction } from "../../client/schemas"
 import {
   type LedgerStatus,
   type PayinFlag,
+  type StatusEffect,
   type TransitionResult,
+  effectOf,
   isDisputeStatus,
   nextStatus,
   statusesMovingTo,
@@ -22,7 +24,7 @@ export type LedgerRow = Omit<InferTypeOf<typeof PayinTransaction>, "history" | "
 }
 
 export type StatusSource = "create" | "webhook" | "lookup" | "store" | "admin" | "authorize"
-export type Effect = "capture" | "cancel_order"
+export type Effect = StatusEffect
 
 /** What a status change asks the merchant's subscribers to know (emitted after the commit). */
 export type LedgerNotice =
@@ -357,9 +359,7 @@ export class Ledger {
   ): Promise<void> {
     const transition = nextStatus(row.status, to, { paid: Boolean(row.paid_at) })
     if (!transition.changed) return
-    // closed asks Medusa to capture (once: not again after a dispute); canceled asks it to end the order
-    const effect: Effect | null =
-      to === "closed" && !row.paid_at && !row.captured_at ? "capture" : to === "canceled" && !row.store_canceled_at ? "cancel_order" : null
+    const effect = effectOf(to, { paid: Boolean(row.paid_at), captured: Boolean(row.captured_at), ended: Boolean(row.store_canceled_at) })
     await trx.raw(
       `update payin_transaction set status = ?, status_changed_at = now(),
          paid_at = case when ? = 'closed' then coalesce(paid_at, now()) else paid_at end,
