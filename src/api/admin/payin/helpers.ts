@@ -69,12 +69,12 @@ export function providerView(req: MedusaRequest, settings: EffectiveProviderSett
 }
 
 export async function allSettingsView(req: MedusaRequest) {
-  const ledger = payinModule(req)
-  await ledger.settings.load(0)
-  const providers = await Promise.all(ledger.settings.instanceIds().map((id) => ledger.settings.provider(id)))
+  const payin = payinModule(req)
+  await payin.settings.load(0)
+  const providers = await Promise.all(payin.settings.instanceIds().map((id) => payin.settings.provider(id)))
   return {
-    encryption: { configured: ledger.settings.secretBox.configured, env: ENCRYPTION_ENV },
-    plugin: ledger.settings.pluginView(),
+    encryption: { configured: payin.settings.secretBox.configured, env: ENCRYPTION_ENV },
+    plugin: payin.settings.pluginView(),
     providers: providers.filter((p): p is EffectiveProviderSettings => p !== null).map((p) => providerView(req, p)),
   }
 }
@@ -151,8 +151,8 @@ export function transactionDetail(row: LedgerRow) {
   }
 }
 
-export async function detailView(ledger: PayinModuleService, id: string) {
-  const found = await ledger.queries.detail(id)
+export async function detailView(payin: PayinModuleService, id: string) {
+  const found = await payin.queries.detail(id)
   if (!found) {
     return null
   }

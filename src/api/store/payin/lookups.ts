@@ -104,14 +104,14 @@ export async function orderView(scope: MedusaContainer, orderId: string): Promis
  * current one), else the newest (a cart changed after its session: that pay-in is shown as over).
  */
 export async function currentLedgerRow(
-  ledger: PayinModuleService,
+  payin: PayinModuleService,
   where: { paymentCollectionIds: string[]; orderId?: string | null }
 ): Promise<LedgerRow | null> {
   const lists = await Promise.all([
     where.paymentCollectionIds.length
-      ? ledger.queries.list({ paymentCollectionIds: where.paymentCollectionIds, limit: 50 })
+      ? payin.queries.list({ paymentCollectionIds: where.paymentCollectionIds, limit: 50 })
       : { rows: [] as LedgerRow[] },
-    where.orderId ? ledger.queries.list({ orderId: where.orderId, limit: 50 }) : { rows: [] as LedgerRow[] },
+    where.orderId ? payin.queries.list({ orderId: where.orderId, limit: 50 }) : { rows: [] as LedgerRow[] },
   ])
   return pickCurrentRow(lists.flatMap((l) => l.rows))
 }

@@ -4,11 +4,11 @@ import { payinModule, publicBaseUrl } from "../helpers"
 
 /** GET /admin/payin/webhook-health: per instance, deliveries accepted, duplicated, refused and failing. */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
-  const ledger = payinModule(req)
+  const payin = payinModule(req)
   const providers = await Promise.all(
-    ledger.settings.instanceIds().map(async (id) => {
+    payin.settings.instanceIds().map(async (id) => {
       const providerId = payinProviderId(id)
-      const health = await ledger.inbox.health(providerId)
+      const health = await payin.inbox.health(providerId)
       return {
         id,
         provider_id: providerId,

@@ -24,7 +24,7 @@ const cache = new BanksCache()
 export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise<void> {
   const query = parseOr400(res, banksQuerySchema, req.query)
   if (!query) return
-  const ledger = payinModule(req)
+  const payin = payinModule(req)
 
   let currency = query.currency_code
   let regionProviders: string[] | undefined
@@ -40,7 +40,7 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
 
   const { providerId, enabledInRegion } = chooseProvider({
     requested: query.provider_id,
-    configured: ledger.settings.instanceIds().map((id) => payinProviderId(id)),
+    configured: payin.settings.instanceIds().map((id) => payinProviderId(id)),
     regionProviders,
     defaultId: payinProviderId(),
   })
@@ -53,7 +53,7 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
   }
 
   const instanceId = instanceIdOf(providerId)!
-  const options = await ledger.settings.providerOptions(instanceId)
+  const options = await payin.settings.providerOptions(instanceId)
   if (!options?.apiKey || !options.baseUrl) {
     unavailable(res, "payin_not_configured", "Pay-in payments are not configured yet.")
     return
@@ -65,7 +65,7 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
       instanceId,
       banksCacheKey(instanceId, options.baseUrl, options.apiKey),
       async (previous) => {
-        const client = ledger.settings.clientWith(options)
+        const client = payin.settings.clientWith(options)
         const [banks, currencies] = await Promise.allSettled([client.listBanks(), client.listCurrencies()])
         if (banks.status === "rejected") throw banks.reason
         return {

@@ -32,7 +32,7 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
   const query = parseOr400(res, statusQuerySchema, req.query)
   if (!query) return
   const channels = req.publishable_key_context?.sales_channel_ids
-  const ledger = payinModule(req)
+  const payin = payinModule(req)
 
   let cartId: string | null
   let orderId: string | null
@@ -58,9 +58,9 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
     collectionIds = order.payment_collection_ids
   }
 
-  let row = await currentLedgerRow(ledger, { paymentCollectionIds: [...new Set(collectionIds)], orderId })
+  let row = await currentLedgerRow(payin, { paymentCollectionIds: [...new Set(collectionIds)], orderId })
   if (row) {
-    row = await refreshIfDue(req.scope, ledger, row)
+    row = await refreshIfDue(req.scope, payin, row)
   }
   const now = new Date()
   const body: PayinStatusResponse = {
@@ -68,7 +68,7 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
     // read after the refresh: a lookup that found the pay-in paid has captured the order
     order: orderId ? await orderView(req.scope, orderId) : null,
     payin: row
-      ? toStatusView(row as unknown as StatusRow, { now, originalFiatAmount: await originalFiatAmount(ledger, row) })
+      ? toStatusView(row as unknown as StatusRow, { now, originalFiatAmount: await originalFiatAmount(payin, row) })
       : null,
     server_time: now.toISOString(),
   }
@@ -77,13 +77,13 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
 
 /**
  * Looks a not-final pay-in up at the service when it is due (see dueForLookup) and this process
- * has not done so in the last 15 s, through the same apply-path as webhooks; answers the ledger
- * as it is afterwards. A service error leaves the ledger as it was.
+ * has not done so in the last 15 s, through the same apply-path as webhooks; answers the payin
+ * as it is afterwards. A service error leaves the payin as it was.
  */
-async function refreshIfDue(scope: MedusaContainer, ledger: PayinModuleService, row: LedgerRow): Promise<LedgerRow> {
+async function refreshIfDue(scope: MedusaContainer, payin: PayinModuleService, row: LedgerRow): Promise<LedgerRow> {
   const now = new Date()
   const final = isFinalState(payinState(row as unknown as StatusRow))
-  const { reconcileAfterSeconds } = await ledger.settings.plugin()
+  const { reconcileAfterSeconds } = await payin.settings.plugin()
   if (!dueForLookup(row, final, now, reconcileAfterSeconds) || !throttle.tryAcquire(row.id, now.getTime())) {
     return row
   }
@@ -93,14 +93,14 @@ async function refreshIfDue(scope: MedusaContainer, ledger: PayinModuleService, 
     warn(scope, `payin: looking up ${row.id} on a status poll failed: ${errorMessage(error)}`)
     return row
   }
-  return (await ledger.ledger.get(row.id)) ?? row
+  return (await payin.ledger.get(row.id)) ?? row
 }
 
 /** The amount the service assigned (rows recorded before `assigned_amount` existed: from the history). */
-async function originalFiatAmount(ledger: PayinModuleService, row: LedgerRow): Promise<string | null> {
+async function originalFiatAmount(payin: PayinModuleService, row: LedgerRow): Promise<string | null> {
   if (row.assigned_amount) return row.assigned_amount
   if (!row.recalculated_at) return null
-  const history = (await ledger.listPayinStatusChanges(
+  const history = (await payin.listPayinStatusChanges(
     { transaction_id: row.id } as never,
     { order: { created_at: "ASC" }, take: 20, select: ["id", "service_data", "created_at"] }
   )) as unknown as { service_data: { fiatAmount?: unknown } | null }[]

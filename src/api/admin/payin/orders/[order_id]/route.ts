@@ -4,7 +4,7 @@ import { payinModule, transactionDetail } from "../../helpers"
 
 /**
  * GET /admin/payin/orders/:order_id: the pay-ins of one order (order widget), found by the order
- * id on the ledger or by the order's payment collections. Newest first; empty when none.
+ * id on the payin or by the order's payment collections. Newest first; empty when none.
  */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const query = req.scope.resolve(ContainerRegistrationKeys.QUERY)
@@ -16,10 +16,10 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
   const collectionIds = ((orders[0]?.payment_collections ?? []) as ({ id: string } | null)[])
     .filter((c): c is { id: string } => Boolean(c))
     .map((c) => c.id)
-  const ledger = payinModule(req)
+  const payin = payinModule(req)
   const [byOrder, byCollection] = await Promise.all([
-    ledger.queries.list({ orderId: req.params.order_id, limit: 50 }),
-    collectionIds.length ? ledger.queries.list({ paymentCollectionIds: collectionIds, limit: 50 }) : { rows: [], count: 0 },
+    payin.queries.list({ orderId: req.params.order_id, limit: 50 }),
+    collectionIds.length ? payin.queries.list({ paymentCollectionIds: collectionIds, limit: 50 }) : { rows: [], count: 0 },
   ])
   const seen = new Set<string>()
   const rows = [...byOrder.rows, ...byCollection.rows]

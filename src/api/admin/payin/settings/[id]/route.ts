@@ -18,14 +18,14 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
  * The API key is write-only: stored encrypted, answered masked.
  */
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
-  const ledger = payinModule(req)
-  if (!ledger.settings.configuredProvider(req.params.id)) {
+  const payin = payinModule(req)
+  if (!payin.settings.configuredProvider(req.params.id)) {
     notFound(res, `No pay-in provider instance "${req.params.id}" in this store`)
     return
   }
   const patch = parseOr400(res, providerSettingsPatchSchema, req.body)
   if (!patch) return
-  const saved = await settingsChange(res, () => ledger.settings.updateProvider(req.params.id, patch, req.auth_context?.actor_id))
+  const saved = await settingsChange(res, () => payin.settings.updateProvider(req.params.id, patch, req.auth_context?.actor_id))
   if (!saved) return
   res.json(providerView(req, saved))
 }

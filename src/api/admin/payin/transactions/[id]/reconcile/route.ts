@@ -9,8 +9,8 @@ import { detailView, notFound, payinModule, serviceError } from "../../../helper
  * 502 when the service fails.
  */
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
-  const ledger = payinModule(req)
-  const [exists] = await ledger.listPayinTransactions({ id: req.params.id }, { select: ["id"] })
+  const payin = payinModule(req)
+  const [exists] = await payin.listPayinTransactions({ id: req.params.id }, { select: ["id"] })
   if (!exists) {
     notFound(res, `No pay-in with id "${req.params.id}"`)
     return
@@ -22,5 +22,5 @@ export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse)
     if (serviceError(res, error)) return
     throw error
   }
-  res.json({ result, ...(await detailView(ledger, req.params.id)) })
+  res.json({ result, ...(await detailView(payin, req.params.id)) })
 }
