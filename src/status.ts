@@ -29,20 +29,8 @@ export type DisputeStatus = (typeof DISPUTE_STATUSES)[number]
 /** Ledger statuses in which the outcome is still open without the store doing anything. */
 export const OPEN_STATUSES = ["creating", "active", ...DISPUTE_STATUSES] as const
 
-export function isServiceStatus(value: unknown): value is ServiceStatus {
-  return typeof value === "string" && (SERVICE_STATUSES as readonly string[]).includes(value)
-}
-
-export function isLedgerStatus(value: unknown): value is LedgerStatus {
-  return typeof value === "string" && (LEDGER_STATUSES as readonly string[]).includes(value)
-}
-
 export function isDisputeStatus(value: unknown): value is DisputeStatus {
   return typeof value === "string" && (DISPUTE_STATUSES as readonly string[]).includes(value)
-}
-
-export function isOpenStatus(value: unknown): boolean {
-  return typeof value === "string" && (OPEN_STATUSES as readonly string[]).includes(value)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -100,7 +100,7 @@ medusaIntegrationTestRunner({
       shop = new Storefront(api, seed)
       admin = await adminHeaders(getContainer(), api)
       // the database was restored from its template: drop the settings the module holds in memory
-      await (getContainer().resolve(PAYIN_MODULE) as any).loadSettings(0)
+      await (getContainer().resolve(PAYIN_MODULE) as any).settings.load(0)
     })
 
     describe("GET /store/payin/banks", () => {
@@ -340,7 +340,7 @@ medusaIntegrationTestRunner({
           expect(res.order).toMatchObject({ id: orderId, payment_status: "captured" })
           const ledger = getContainer().resolve(PAYIN_MODULE) as any
           const [row] = await ledger.listPayinTransactions({ service_id: payin.id })
-          const { history } = await ledger.ledgerDetail(row.id)
+          const { history } = await ledger.queries.detail(row.id)
           expect(history.find((h: any) => h.to_status === "closed")?.source).toBe("store")
         } finally {
           await pluginSettings({ reconcileAfterSeconds: null })

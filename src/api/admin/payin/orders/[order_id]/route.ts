@@ -4,7 +4,7 @@ import { payinModule, transactionDetail } from "../../helpers"
 
 /**
  * GET /admin/payin/orders/:order_id: the pay-ins of one order (order widget), found by the order
- * id on the payin or by the order's payment collections. Newest first; empty when none.
+ * id on the ledger or by the order's payment collections. Newest first; empty when none.
  */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const query = req.scope.resolve(ContainerRegistrationKeys.QUERY)
