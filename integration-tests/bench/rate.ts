@@ -28,3 +28,34 @@ export async function rate(base: string, connections: number, seconds: number, n
   await pool.close()
   return { rps: count / elapsed, count, statuses }
 }
+
+export type Batch = { ms: number; rps: number; count: number; statuses: Record<number, number>; bodies: string[]; p50: number }
+
+/**
+ * Sends every request of `requests` (prepared beforehand), `connections` in flight, and times the
+ * whole batch; answers are kept (in request order) for checks made after the clock stopped.
+ */
+export async function batch(base: string, connections: number, requests: BenchRequest[]): Promise<Batch> {
+  const pool = new Pool(base, { connections })
+  const statuses: Record<number, number> = {}
+  const bodies: string[] = new Array(requests.length)
+  const latencies: number[] = new Array(requests.length)
+  let next = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: Math.min(connections, requests.length) }, async () => {
+      while (next < requests.length) {
+        const i = next++
+        const sent = performance.now()
+        const res = await pool.request(requests[i])
+        bodies[i] = await res.body.text()
+        latencies[i] = performance.now() - sent
+        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1
+      }
+    })
+  )
+  const ms = performance.now() - started
+  await pool.close()
+  const sorted = [...latencies].sort((a, b) => a - b)
+  return { ms, rps: requests.length / (ms / 1000), count: requests.length, statuses, bodies, p50: sorted[Math.floor(sorted.length / 2)] ?? 0 }
+}
