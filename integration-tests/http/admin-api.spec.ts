@@ -278,7 +278,14 @@ medusaIntegrationTestRunner({
       expect(Array.isArray(blocked.data.server_addresses)).toBe(true)
 
       // unsaved values are tested, not saved
-      const unreachable = await call("post", "/admin/payin/settings/default/test-connection", { baseUrl: "http://127.0.0.1:9" })
+      // the saved key never goes to a URL only typed in: another base URL needs the key too
+      const keyless = await call("post", "/admin/payin/settings/default/test-connection", { baseUrl: "http://127.0.0.1:9" })
+      expect(keyless.status).toBe(400)
+      expect(keyless.data.fields).toEqual([expect.objectContaining({ path: "apiKey" })])
+      const unreachable = await call("post", "/admin/payin/settings/default/test-connection", {
+        baseUrl: "http://127.0.0.1:9",
+        apiKey: "any-key-for-the-test-1234",
+      })
       expect(unreachable.data).toMatchObject({ ok: false, base_url: "http://127.0.0.1:9", error: { kind: "network" } })
       expect((await call("get", "/admin/payin/settings/default")).data.values.baseUrl).toBe(sandbox.url)
       expect((await call("post", "/admin/payin/settings/default/test-connection", { baseUrl: "nope" })).status).toBe(400)

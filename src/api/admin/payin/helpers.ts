@@ -152,6 +152,7 @@ export function transactionDetail(row: LedgerRow) {
 }
 
 export async function detailView(payin: PayinModuleService, id: string) {
+  await payin.inbox.flush() // duplicates acknowledged from memory are counted in batches
   const found = await payin.queries.detail(id)
   if (!found) {
     return null
