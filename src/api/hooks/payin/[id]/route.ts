@@ -115,6 +115,10 @@ export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<voi
     return
   }
 
+  if (payin.inbox.duplicateOf(providerId, raw)) {
+    res.status(200).json({ received: true, duplicate: true })
+    return
+  }
   const text = raw.toString("utf8")
   let json: unknown
   try {
