@@ -16,15 +16,10 @@ const APPLIED_CACHE_SIZE = 20_000
  * before verification are only counted, so forged traffic cannot fill the table.
  */
 export class WebhookInbox {
-  /**
-   * Callbacks this process saw applied (bounded, oldest dropped first): canonical-payload hash →
-   * entry id, and hash of the exact bytes → entry id (a retry resends the same bytes: recognised
-   * before the body is even parsed).
-   */
+  /** hash → entry id of callbacks this process saw applied (bounded, oldest dropped first). */
   private applied_ = new Map<string, string>()
-  private appliedBytes_ = new Map<string, string>()
-  /** entry id → hashes of entries being applied now (removed when settled). */
-  private inFlight_ = new Map<string, { hash: string; bytes: string }>()
+  /** entry id → hash of entries being applied now (removed when settled). */
+  private inFlight_ = new Map<string, string>()
   private pendingDuplicates_ = new Map<string, number>()
   private rejected_ = new Map<string, { count: number; reason: string; at: Date }>()
   private flushTimer_: NodeJS.Timeout | null = null
@@ -37,11 +32,11 @@ export class WebhookInbox {
    */
   async receive(providerId: string, transaction: Transaction, rawBody: string): Promise<InboxEntry> {
     const hash = createHash("sha256").update(providerId).update("\n").update(canonicalJson(transaction)).digest("hex")
-    const bytes = bytesHash(providerId, rawBody)
     // A callback this process saw applied: acknowledged from memory, its count added in batches.
     const known = this.applied_.get(hash)
     if (known) {
-      this.countDuplicate(known)
+      this.pendingDuplicates_.set(known, (this.pendingDuplicates_.get(known) ?? 0) + 1)
+      this.scheduleFlush()
       return { id: known, state: "applied", inserted: false }
     }
     const result = await this.db().raw(
@@ -54,23 +49,12 @@ export class WebhookInbox {
     )
     const row = result.rows[0] as InboxEntry
     if (row.state === "applied") {
-      this.remember({ hash, bytes }, row.id)
+      this.remember(hash, row.id)
     } else if (row.state !== "rejected") {
-      // it will be applied now and settled: only then are its hashes worth remembering
-      this.inFlight_.set(row.id, { hash, bytes })
+      // it will be applied now and settled: only then is its hash worth remembering
+      this.inFlight_.set(row.id, hash)
     }
     return row
-  }
-
-  /**
-   * The duplicate fast path: a verified callback whose exact bytes this process saw applied is
-   * acknowledged from memory (its count added in batches), before its body is parsed. Null when
-   * the bytes are new here: the callback goes the whole way (inbox, apply).
-   */
-  duplicateOf(providerId: string, rawBody: string | Buffer): string | null {
-    const known = this.appliedBytes_.get(bytesHash(providerId, rawBody))
-    if (known) this.countDuplicate(known)
-    return known ?? null
   }
 
   /** Entries being applied right now in this process (bounded by the requests in flight). */
@@ -79,15 +63,15 @@ export class WebhookInbox {
   }
 
   get appliedCacheSize(): number {
-    return this.applied_.size + this.appliedBytes_.size
+    return this.applied_.size
   }
 
   /** Records the outcome of applying an entry: applied, failed (retried with backoff) or rejected for good. */
   async settle(id: string, outcome: InboxOutcome): Promise<void> {
-    const hashes = this.inFlight_.get(id)
+    const hash = this.inFlight_.get(id)
     this.inFlight_.delete(id)
     if (outcome.ok) {
-      if (hashes) this.remember(hashes, id)
+      if (hash) this.remember(hash, id)
       await this.db().raw(
         `update payin_webhook_event set state = 'applied', attempts = attempts + 1, applied_at = now(),
            result = ?::jsonb, last_error = null, next_attempt_at = null, updated_at = now()
@@ -214,24 +198,14 @@ export class WebhookInbox {
     }
   }
 
-  private remember({ hash, bytes }: { hash: string; bytes: string }, id: string): void {
-    for (const [map, key] of [
-      [this.applied_, hash],
-      [this.appliedBytes_, bytes],
-    ] as const) {
-      map.delete(key)
-      map.set(key, id)
-      while (map.size > APPLIED_CACHE_SIZE) {
-        const oldest = map.keys().next().value
-        if (oldest === undefined) break
-        map.delete(oldest)
-      }
+  private remember(hash: string, id: string): void {
+    this.applied_.delete(hash)
+    this.applied_.set(hash, id)
+    while (this.applied_.size > APPLIED_CACHE_SIZE) {
+      const oldest = this.applied_.keys().next().value
+      if (oldest === undefined) break
+      this.applied_.delete(oldest)
     }
-  }
-
-  private countDuplicate(id: string): void {
-    this.pendingDuplicates_.set(id, (this.pendingDuplicates_.get(id) ?? 0) + 1)
-    this.scheduleFlush()
   }
 
   private scheduleFlush(): void {
@@ -240,10 +214,6 @@ export class WebhookInbox {
       this.flushTimer_.unref?.()
     }
   }
-}
-
-function bytesHash(providerId: string, rawBody: string | Buffer): string {
-  return createHash("sha256").update(providerId).update("\n").update(rawBody).digest("hex")
 }
 
 /** JSON with sorted keys: the same data gives the same bytes, however the sender ordered it. */

@@ -115,10 +115,6 @@ export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<voi
     return
   }
 
-  if (payin.inbox.duplicateOf(providerId, raw)) {
-    res.status(200).json({ received: true, duplicate: true })
-    return
-  }
   const text = raw.toString("utf8")
   let json: unknown
   try {
