@@ -35,11 +35,9 @@ export default defineMiddlewares({
       middlewares: [captureClientContext],
     },
     {
-      // the webhook route reads the raw bytes itself: the signature is checked before anything is
-      // parsed (spec), and a body of any content type is read the same way
       matcher: "/hooks/payin/:id",
       methods: ["POST"],
-      bodyParser: false,
+      bodyParser: { preserveRawBody: true, sizeLimit: "256kb" },
     },
   ],
 })

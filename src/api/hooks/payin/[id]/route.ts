@@ -22,33 +22,6 @@ export async function GET(req: MedusaRequest, res: MedusaResponse): Promise<void
   res.status(200).json({ provider_id: payinProviderId(options.id), configured: Boolean(options.apiKey) })
 }
 
-/** Largest callback body read (a Transaction is about 1 KB). */
-const MAX_BODY_BYTES = 256 * 1024
-
-/**
- * The request's exact bytes (the route has no body parser: the signature is verified over them
- * before anything is parsed). Null when the body is over the limit: the rest is drained unread.
- */
-function readRawBody(req: MedusaRequest, limit: number): Promise<Buffer | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > limit) {
-        req.off("data", onData)
-        req.resume() // discard the rest
-        resolve(null)
-        return
-      }
-      chunks.push(chunk)
-    }
-    req.on("data", onData)
-    req.once("end", () => resolve(Buffer.concat(chunks)))
-    req.once("error", reject)
-  })
-}
-
 const SIGNATURE_ANSWERS: Record<Exclude<SignatureCheck, "ok">, [number, string]> = {
   missing: [400, "The x-signature header is missing"],
   malformed: [400, "The x-signature header is not a 64-character hexadecimal HMAC-SHA256"],
@@ -64,10 +37,8 @@ const SIGNATURE_ANSWERS: Record<Exclude<SignatureCheck, "ok">, [number, string]>
  * |---|---|
  * | unknown instance | 404 |
  * | instance without a usable key (none, or a stored key that cannot be decrypted) | 401 |
- * | missing, non-hex or wrong-length signature; empty body | 400 |
- * | body over 256 KB | 413 |
+ * | missing, non-hex or wrong-length signature; no JSON body; not a Transaction | 400 |
  * | signature mismatch | 401 |
- * | verified, but not JSON or not a Transaction | 400 |
  * | a pay-in of another merchant account (other key) | 403 |
  * | applied, or a duplicate | 200 |
  * | stored, not applied yet (the retry job applies it), or a Medusa effect still pending | 202 |
@@ -90,12 +61,8 @@ export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<voi
     refuse(401, "not_configured", "This pay-in provider has no usable API key to verify webhooks with")
     return
   }
-  const raw = await readRawBody(req, MAX_BODY_BYTES)
-  if (raw === null) {
-    refuse(413, "body_too_large", `The body is over ${MAX_BODY_BYTES / 1024} KB`)
-    return
-  }
-  if (!raw.length) {
+  const raw = (req as MedusaRequest & { rawBody?: Buffer }).rawBody
+  if (!raw || !raw.length) {
     refuse(400, "invalid_body", "Send the Transaction as an application/json body")
     return
   }
@@ -115,15 +82,8 @@ export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<voi
     return
   }
 
-  const text = raw.toString("utf8")
-  let json: unknown
-  try {
-    json = JSON.parse(text)
-  } catch {
-    refuse(400, "invalid_json", "The body is not JSON")
-    return
-  }
-  const parsed = TransactionSchema.safeParse(json)
+  // Medusa's JSON parser already parsed these exact bytes (a body it cannot parse never gets here)
+  const parsed = TransactionSchema.safeParse(req.body)
   if (!parsed.success) {
     refuse(400, "invalid_transaction", "The body is not a Transaction", {
       fields: parsed.error.issues.slice(0, 10).map((i) => ({ path: i.path.join("."), message: i.message })),
@@ -131,7 +91,7 @@ export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<voi
     return
   }
 
-  const outcome = await receivePayinWebhook(req.scope, providerId, parsed.data, text)
+  const outcome = await receivePayinWebhook(req.scope, providerId, parsed.data, raw.toString("utf8"))
   switch (outcome.outcome) {
     case "foreign":
       res.status(403).json({ code: "foreign_payin", message: "This transaction belongs to another merchant account" })
