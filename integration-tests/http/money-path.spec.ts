@@ -16,6 +16,7 @@ import { control, payinsOfSession, twoSandboxesForApp } from "../support/sandbox
 import { Storefront } from "../support/storefront"
 
 jest.setTimeout(240_000)
+process.env.PAYIN_ENCRYPTION_KEY ??= "money-path-encryption-secret-0123456789"
 
 const KEY = "money-path-key-0123456789"
 const SECOND_KEY = "money-path-second-9876543210"
@@ -320,6 +321,24 @@ medusaIntegrationTestRunner({
       expect(stale.status).toBe(409)
       expect((await api.get("/admin/payin/settings/default", admin)).data.values.paymentWindowSeconds).toBe(600)
       expect((await save({ paymentWindowSeconds: null })).status).toBe(200)
+    })
+
+    it("a key rotated by another instance is used at once, however fresh this instance's copy of the settings", async () => {
+      const cartId = await shop.cart()
+      await shop.session(cartId, "pp_payin_default") // this instance has just read its settings
+      // another instance saves a new key from its admin: the table changes, this instance's cache does not
+      const ROTATED = "money-path-rotated-key-XYZ123"
+      const encrypted = payin().settings.secretBox.encrypt(ROTATED, "provider:default")
+      await sql(
+        `insert into payin_setting (id, scope, values, revision, api_key_encrypted, api_key_last4, api_key_updated_at)
+         values ('payinset_rotated', 'provider:default', '{}'::jsonb, 1, ?, 'Z123', now())`,
+        [encrypted]
+      )
+      sandbox.updateMerchant({ apiKey: ROTATED })
+      const session = await shop.session(cartId, "pp_payin_default")
+      expect(payinsOfSession(sandbox, session.id)).toEqual([expect.objectContaining({ status: "active" })])
+      await sql(`delete from payin_setting where scope = 'provider:default'`)
+      await payin().settings.load(0)
     })
 
     it("defect 9: webhook answers, payer context only for pay-in sessions, no crypto data in sessions, no growing caches", async () => {

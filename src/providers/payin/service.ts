@@ -143,10 +143,10 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       payment_collection_id: collectionId,
     })
     const creating = client.createPayIn(request, sessionId).catch(async (error: unknown) => {
-      // A key rotated from the admin on another instance: read the settings again and, when the
-      // key did change, ask once more (a 401 created nothing).
+      // A key rotated from the admin on another instance: read the settings again, however fresh
+      // this copy (one small read per refused checkout); a changed key asks once more (a 401 created nothing).
       if (error instanceof PayinServiceError && error.kind === "unauthorized") {
-        const fresh = await this.settings(1_000)
+        const fresh = await this.settings(0)
         if (fresh.apiKey && fresh.apiKey !== options.apiKey) {
           return this.clientOf(fresh).createPayIn(request, sessionId)
         }
