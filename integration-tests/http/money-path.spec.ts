@@ -13,7 +13,7 @@ import type { RunningSandbox } from "../../src/sandbox"
 import { DemoSeedResult, seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN, adminHeaders } from "../support/admin"
 import { control, payinsOfSession, twoSandboxesForApp } from "../support/sandbox"
-import { Storefront } from "../support/storefront"
+import { Storefront, placedOrderAwaitingPayment } from "../support/storefront"
 
 jest.setTimeout(240_000)
 process.env.PAYIN_ENCRYPTION_KEY ??= "money-path-encryption-secret-0123456789"
@@ -60,18 +60,10 @@ medusaIntegrationTestRunner({
       await sandbox.webhooksIdle()
       await second.webhooksIdle()
     }
-    /** A placed order waiting for its payment. */
-    const placedOrder = async (provider = "pp_payin_default", account = () => sandbox) => {
-      const cartId = await shop.cart()
-      const session = await shop.session(cartId, provider)
-      const [tx] = payinsOfSession(account(), session.id)
-      const orderId = (await shop.complete(cartId)).data.order.id
-      const deadline = Date.now() + 10_000
-      while ((await row({ session_id: session.id }))?.order_id !== orderId) {
-        if (Date.now() > deadline) throw new Error(`pay-in of ${session.id} was not linked to order ${orderId}`)
-        await new Promise((r) => setTimeout(r, 50))
-      }
-      return { cartId, session, tx, orderId }
+    /** A placed order waiting for its payment (`tx`: its pay-in at the service). */
+    const placedOrder = async () => {
+      const placed = await placedOrderAwaitingPayment(shop, sandbox, payin)
+      return { ...placed, tx: placed.payin }
     }
 
     beforeAll(() => {

@@ -14,7 +14,7 @@ import { retryWebhookInbox } from "../../src/money-path/inbox"
 import { DemoSeedResult, seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN, adminHeaders } from "../support/admin"
 import { control, payinsOfSession, sandboxForApp } from "../support/sandbox"
-import { Storefront } from "../support/storefront"
+import { Storefront, placedOrderAwaitingPayment } from "../support/storefront"
 
 jest.setTimeout(240_000)
 
@@ -62,19 +62,7 @@ medusaIntegrationTestRunner({
       return { status: res.statusCode, body: (await res.body.json()) as any }
     }
     /** A placed order waiting for its payment. */
-    const placedOrder = async () => {
-      const cartId = await shop.cart()
-      const session = await shop.session(cartId, "pp_payin_default")
-      const [payin] = payinsOfSession(sandbox, session.id)
-      const orderId = (await shop.complete(cartId)).data.order.id
-      // the order.placed subscriber links the pay-in to its order (asynchronously): let it finish
-      const deadline = Date.now() + 10_000
-      while ((await ledger().listPayinTransactions({ session_id: session.id }))[0]?.order_id !== orderId) {
-        if (Date.now() > deadline) throw new Error(`pay-in of ${session.id} was not linked to order ${orderId}`)
-        await new Promise((r) => setTimeout(r, 50))
-      }
-      return { cartId, session, payin, orderId }
-    }
+    const placedOrder = () => placedOrderAwaitingPayment(shop, sandbox, ledger)
 
     beforeAll(() => {
       const eventBus = getContainer().resolve(Modules.EVENT_BUS) as any

@@ -1,5 +1,7 @@
 // A storefront, as plain store-API calls (what @medusajs/js-sdk sends), for the checkout specs.
+import type { RunningSandbox } from "../../src/sandbox"
 import { DEMO, DemoSeedResult } from "../app/seed/demo-store"
+import { payinsOfSession } from "./sandbox"
 
 type Api = {
   get: (url: string, config?: unknown) => Promise<{ status: number; data: any }>
@@ -121,4 +123,26 @@ export function httpApi(baseUrl: string): Api {
     return { status: res.status, data }
   }
   return { get: (url, config) => send("GET", url, undefined, config), post: (url, body, config) => send("POST", url, body, config) }
+}
+
+/**
+ * A placed order waiting for its payment: cart, pay-in session, completion; resolves once the
+ * order.placed subscriber (asynchronous) linked the pay-in to the order on the ledger.
+ */
+export async function placedOrderAwaitingPayment(
+  shop: Storefront,
+  sandbox: RunningSandbox,
+  payinModule: () => { listPayinTransactions(filters: Record<string, unknown>): Promise<any[]> },
+  providerId = "pp_payin_default"
+) {
+  const cartId = await shop.cart()
+  const session = await shop.session(cartId, providerId)
+  const [payin] = payinsOfSession(sandbox, session.id)
+  const orderId = (await shop.complete(cartId)).data.order.id as string
+  const deadline = Date.now() + 10_000
+  while ((await payinModule().listPayinTransactions({ session_id: session.id }))[0]?.order_id !== orderId) {
+    if (Date.now() > deadline) throw new Error(`pay-in of ${session.id} was not linked to order ${orderId}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return { cartId, session, payin, orderId }
 }
