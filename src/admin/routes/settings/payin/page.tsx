@@ -50,6 +50,7 @@ type Draft = {
   manualRefunds: boolean
   cancelUnpaidOrdersOnExpiry: boolean
   reconcileIntervalSeconds: string
+  effectRetryLimit: string
 }
 
 function draftOf(p: ProviderSettings, plugin: AllSettings["plugin"]): Draft {
@@ -70,6 +71,7 @@ function draftOf(p: ProviderSettings, plugin: AllSettings["plugin"]): Draft {
     manualRefunds: v.manualRefunds,
     cancelUnpaidOrdersOnExpiry: v.cancelUnpaidOrdersOnExpiry,
     reconcileIntervalSeconds: String(plugin.values.reconcileIntervalSeconds),
+    effectRetryLimit: String(plugin.values.effectRetryLimit),
   }
 }
 
@@ -98,6 +100,7 @@ function patchOf(d: Draft, initial: Draft): { provider: Record<string, unknown>;
   if (d.cancelUnpaidOrdersOnExpiry !== initial.cancelUnpaidOrdersOnExpiry) provider.cancelUnpaidOrdersOnExpiry = d.cancelUnpaidOrdersOnExpiry
   const plugin: Record<string, unknown> = {}
   if (d.reconcileIntervalSeconds !== initial.reconcileIntervalSeconds) plugin.reconcileIntervalSeconds = num(d.reconcileIntervalSeconds)
+  if (d.effectRetryLimit !== initial.effectRetryLimit) plugin.effectRetryLimit = num(d.effectRetryLimit)
   return { provider, plugin }
 }
 
@@ -434,6 +437,15 @@ function ProviderForm({ settings, all }: { settings: ProviderSettings; all: AllS
           onReset={reset({ reconcileIntervalSeconds: null }, true)}
         >
           <Input type="number" value={draft.reconcileIntervalSeconds} onChange={(e) => set("reconcileIntervalSeconds", e.target.value)} data-testid="payin-field-reconcileIntervalSeconds" />
+        </Field>
+        <Field
+          field="effectRetryLimit"
+          label={t("payin.settings.effectRetryLimit")}
+          source={all.plugin.sources.effectRetryLimit}
+          error={errors.effectRetryLimit}
+          onReset={reset({ effectRetryLimit: null }, true)}
+        >
+          <Input type="number" value={draft.effectRetryLimit} onChange={(e) => set("effectRetryLimit", e.target.value)} data-testid="payin-field-effectRetryLimit" />
         </Field>
       </Section>
 
