@@ -315,6 +315,20 @@ medusaIntegrationTestRunner({
       expect((await save({ paymentWindowSeconds: null })).status).toBe(200)
     })
 
+    it("a lock left behind by a killed process is taken over once it expired (locking-postgres never hands it over)", async () => {
+      const { tx, orderId, session } = await placedOrder()
+      const ledgerId = (await row({ session_id: session.id })).id
+      await sql(`insert into locking (id, owner_id, expiration) values (?, 'payin-dead-process', now() - interval '1 second')`, [
+        `payin:${ledgerId}`,
+      ])
+      sandbox.updateMerchant({ webhookUrl: null }) // the callback below is the one that applies
+      await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)
+      const body = JSON.stringify(sandbox.transaction(tx.id))
+      const answer = await postWebhook("default", body, KEY)
+      expect([answer.status, answer.body.effects]).toEqual([200, ["captured"]])
+      expect((await order(orderId)).payment_status).toBe("captured")
+    })
+
     it("a key rotated by another instance is used at once, however fresh this instance's copy of the settings", async () => {
       const cartId = await shop.cart()
       await shop.session(cartId, "pp_payin_default") // this instance has just read its settings

@@ -1,5 +1,37 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { Modules } from "@medusajs/framework/utils"
+import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
+
+/**
+ * Medusa's locking-postgres provider never hands a lock over to another owner, even after its
+ * expiry passed: a process killed while holding one (a deploy, a crash) would block that key for
+ * good. Its row is removed here once expired. Other providers (Redis, in-memory) expire locks
+ * themselves; without the `locking` table this is a no-op.
+ */
+let lockingTableMissing = false
+async function clearExpiredLock(container: MedusaContainer, key: string): Promise<void> {
+  if (lockingTableMissing) return
+  try {
+    const pg = container.resolve(ContainerRegistrationKeys.PG_CONNECTION) as { raw(sql: string, b: unknown[]): Promise<unknown> }
+    await pg.raw("delete from locking where id = ? and expiration is not null and expiration < now()", [key])
+  } catch (error) {
+    if ((error as { code?: string }).code === "42P01") lockingTableMissing = true
+  }
+}
+
+/** Takes `key` for `ownerId` until `expire` seconds pass (an expired lock of a dead owner is taken over). False when held. */
+export async function tryLock(container: MedusaContainer, key: string, ownerId: string, expire: number): Promise<boolean> {
+  const locking = container.resolve(Modules.LOCKING)
+  try {
+    await locking.acquire(key, { ownerId, expire })
+    return true
+  } catch {
+    await clearExpiredLock(container, key)
+    return locking.acquire(key, { ownerId, expire }).then(
+      () => true,
+      () => false
+    )
+  }
+}
 
 /**
  * Holds `key` through Medusa's locking module while `job` runs, across processes when a shared
@@ -16,16 +48,11 @@ export async function withLock<T>(
   const locking = container.resolve(Modules.LOCKING)
   const ownerId = `payin-${process.pid}-${Math.random().toString(36).slice(2)}`
   const deadline = Date.now() + waitMs
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await locking.acquire(key, { ownerId, expire: expireSeconds })
-      break
-    } catch {
-      if (Date.now() > deadline) {
-        throw new Error(`Timed out after ${waitMs} ms waiting for the lock ${key}`)
-      }
-      await new Promise((r) => setTimeout(r, Math.min(200, 10 * 2 ** Math.min(attempt, 4)) * (0.5 + Math.random())))
+  for (let attempt = 0; !(await tryLock(container, key, ownerId, expireSeconds)); attempt++) {
+    if (Date.now() > deadline) {
+      throw new Error(`Timed out after ${waitMs} ms waiting for the lock ${key}`)
     }
+    await new Promise((r) => setTimeout(r, Math.min(200, 10 * 2 ** Math.min(attempt, 4)) * (0.5 + Math.random())))
   }
   try {
     return await job()

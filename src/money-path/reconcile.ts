@@ -1,5 +1,4 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { Modules } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { PayinClient } from "../client/client"
 import { errorMessage } from "../client/errors"
@@ -8,6 +7,7 @@ import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import { OPEN_STATUSES } from "../status"
 import { applyPendingEffect } from "./apply"
+import { tryLock } from "./lock"
 import { retryWebhookInbox } from "./inbox"
 import { reconcileWithService } from "./lookup"
 
@@ -154,14 +154,10 @@ async function runBounded<T>(items: T[], limit: number, fn: (item: T) => Promise
  */
 export async function reconcilePayinsScheduled(container: MedusaContainer): Promise<ReconcileReport | null> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
-  const locking = container.resolve(Modules.LOCKING)
   const owner = `reconcile-${process.pid}-${Math.random().toString(36).slice(2)}`
   const ttl = (await payin.settings.plugin()).reconcileIntervalSeconds
   // The lock is held for the interval (not released after the run): other instances skip until it expires.
-  const acquired = await locking.acquire("payin:reconcile", { ownerId: owner, expire: ttl }).then(
-    () => true,
-    () => false
-  )
+  const acquired = await tryLock(container, "payin:reconcile", owner, ttl)
   if (!acquired) return null
   const report = await reconcilePayins(container)
   if (report.checked || report.inboxRetried || report.effectsRetried) {
