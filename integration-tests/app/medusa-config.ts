@@ -8,6 +8,47 @@ loadEnv(process.env.NODE_ENV || "development", process.cwd())
 
 const insecureCookie = process.env.MEDUSA_INSECURE_COOKIE === "true"
 
+// Medusa's production topology (production-topology.spec.ts): with PAYIN_APP_REDIS_URL the app
+// uses Redis for the event bus, the workflow engine, locking and caching, and runs as a server or
+// a worker by MEDUSA_WORKER_MODE (Medusa reads it when workerMode is left unset), as in README "Production".
+const redisUrl = process.env.PAYIN_APP_REDIS_URL
+const sharedModules = redisUrl
+  ? [
+      { resolve: "@medusajs/medusa/event-bus-redis", options: { redisUrl } },
+      { resolve: "@medusajs/medusa/workflow-engine-redis", options: { redis: { redisUrl } } },
+      {
+        resolve: "@medusajs/medusa/locking",
+        options: { providers: [{ resolve: "@medusajs/medusa/locking-redis", id: "locking-redis", is_default: true, options: { redisUrl } }] },
+      },
+      {
+        resolve: "@medusajs/medusa/caching",
+        options: { providers: [{ resolve: "@medusajs/medusa/caching-redis", id: "caching-redis", is_default: true, options: { redisUrl } }] },
+      },
+    ]
+  : [
+      // Locks that hold across processes: several Medusa instances share this database.
+      {
+        resolve: "@medusajs/medusa/locking",
+        options: {
+          providers: [{ resolve: "@medusajs/medusa/locking-postgres", id: "locking-postgres", is_default: true }],
+        },
+      },
+    ]
+// Test-only plugin folders (the topology spec's probe subscriber), comma-separated absolute paths.
+const testPlugins = (process.env.PAYIN_APP_TEST_PLUGINS || "").split(",").filter(Boolean)
+// Shorter schedules for the tests (README: plugin options).
+const pluginTuning = Object.fromEntries(
+  (
+    [
+      ["reconcileIntervalSeconds", process.env.PAYIN_RECONCILE_INTERVAL_SECONDS],
+      ["reconcileAfterSeconds", process.env.PAYIN_RECONCILE_AFTER_SECONDS],
+      ["lockTtlSeconds", process.env.PAYIN_LOCK_TTL_SECONDS],
+    ] as const
+  )
+    .filter(([, v]) => v)
+    .map(([k, v]) => [k, Number(v)])
+)
+
 export default defineConfig(
   withPayin(
     {
@@ -26,19 +67,13 @@ export default defineConfig(
       admin: {
         disable: process.env.MEDUSA_ADMIN_DISABLE === "true",
       },
-      modules: [
-        // Locks that hold across processes: several Medusa instances share this database
-        // (production: this, or @medusajs/medusa/locking-redis; see README "Reliability").
-        {
-          resolve: "@medusajs/medusa/locking",
-          options: {
-            providers: [{ resolve: "@medusajs/medusa/locking-postgres", id: "locking-postgres", is_default: true }],
-          },
-        },
-      ],
+      ...(redisUrl ? { featureFlags: { caching: true } } : {}),
+      plugins: testPlugins.map((resolve) => ({ resolve, options: {} })),
+      modules: sharedModules,
     },
     {
       source: "./src",
+      ...pluginTuning,
       providers: [
         {
           id: "default",

@@ -5,6 +5,8 @@ import {
   payinProviderId,
   withPayin,
 } from "../../medusa-plugin.config"
+import { RECONCILE_TICK_SECONDS } from "../modules/payin/options"
+import { payinLockOptions } from "../money-path/lock"
 
 describe("parseProviderOptions", () => {
   it("fills defaults", () => {
@@ -92,8 +94,18 @@ describe("parsePluginOptions", () => {
       reconcileAfterSeconds: 120,
       reconcileConcurrency: 8,
       effectRetryLimit: 5,
+      lockTtlSeconds: 30,
     })
-    expect(() => parsePluginOptions({ reconcileIntervalSeconds: 5 })).toThrow(/at least 30/)
+    // the job ticks every RECONCILE_TICK_SECONDS: every accepted interval is kept
+    expect(RECONCILE_TICK_SECONDS).toBeLessThan(10)
+    expect(parsePluginOptions({ reconcileIntervalSeconds: 10 }).reconcileIntervalSeconds).toBe(10)
+    expect(() => parsePluginOptions({ reconcileIntervalSeconds: 5 })).toThrow(/at least 10/)
+  })
+
+  it("bounds the per-pay-in lock; a webhook waits for a held lock less than its lifetime, at most 10 s", () => {
+    expect(() => parsePluginOptions({ lockTtlSeconds: 1 })).toThrow(/lockTtlSeconds must be at least 5/)
+    expect(payinLockOptions(30)).toEqual({ expireSeconds: 30, waitMs: 10_000 })
+    expect(payinLockOptions(8)).toEqual({ expireSeconds: 8, waitMs: 4_000 })
   })
 })
 

@@ -1,9 +1,13 @@
 import { MedusaContainer } from "@medusajs/framework/types"
+import { RECONCILE_TICK_SECONDS } from "../modules/payin/options"
 import { reconcilePayinsScheduled } from "../money-path/reconcile"
 
 /**
- * Looks up unfinished pay-ins and retries unapplied webhooks. Runs every minute; the work itself
- * happens at most once per `reconcileIntervalSeconds` across all instances.
+ * Looks up unfinished pay-ins, retries pending Medusa effects and unapplied webhooks. Medusa runs
+ * scheduled jobs on `worker` and `shared` processes only (one run per tick across workers with
+ * the Redis workflow engine). It ticks every 5 s so that any accepted interval is kept (to the
+ * next tick); a lock held for the interval makes the work happen once per interval across all
+ * processes, whatever the workflow engine.
  */
 export default async function reconcilePayinsJob(container: MedusaContainer): Promise<void> {
   await reconcilePayinsScheduled(container)
@@ -11,5 +15,5 @@ export default async function reconcilePayinsJob(container: MedusaContainer): Pr
 
 export const config = {
   name: "payin-reconcile",
-  schedule: "* * * * *",
+  schedule: `*/${RECONCILE_TICK_SECONDS} * * * * *`,
 }

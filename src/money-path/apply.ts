@@ -5,7 +5,7 @@ import type PayinModuleService from "../modules/payin/service"
 import type { LedgerRow, StatusSource } from "../modules/payin/service"
 import { payinProviderId } from "../provider-id"
 import { followInMedusa } from "./effects"
-import { withLock } from "./lock"
+import { payinLockOptions, withLock } from "./lock"
 
 export type ApplyPayinEventInput = {
   /** The provider instance the status came through (`default` for pp_payin_default). */
@@ -44,6 +44,7 @@ export async function applyPayinEvent(container: MedusaContainer, input: ApplyPa
   const accepts = (row: LedgerRow) => accounts.has(row.provider_id)
   const row = await findOrCreateRow(payin, input.instanceId, input.transaction, accepts)
 
+  const { lockTtlSeconds } = await payin.settings.plugin()
   return withLock(container, `payin:${row.id}`, async () => {
     const { row: current, transition } = await payin.recordStatus(row.id, input.transaction, input.source, accepts)
     const outcome = await followInMedusa(container, payin, current)
@@ -54,7 +55,7 @@ export async function applyPayinEvent(container: MedusaContainer, input: ApplyPa
       effects: outcome.effects,
       effectPending: outcome.pending,
     }
-  })
+  }, payinLockOptions(lockTtlSeconds))
 }
 
 /** The ledger row a status is about: by service id, else by the session it was created for, else a new flagged row. */
@@ -84,8 +85,14 @@ async function findOrCreateRow(
 /** Retries the Medusa effect a pay-in's status still asks for (no lookup: the ledger knows the status). */
 export async function applyPendingEffect(container: MedusaContainer, ledgerId: string): Promise<{ effects: string[]; pending: boolean }> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
-  return withLock(container, `payin:${ledgerId}`, async () => {
-    const row = await payin.ledger.get(ledgerId)
-    return row ? followInMedusa(container, payin, row) : { effects: [], pending: false }
-  })
+  const { lockTtlSeconds } = await payin.settings.plugin()
+  return withLock(
+    container,
+    `payin:${ledgerId}`,
+    async () => {
+      const row = await payin.ledger.get(ledgerId)
+      return row ? followInMedusa(container, payin, row) : { effects: [], pending: false }
+    },
+    payinLockOptions(lockTtlSeconds)
+  )
 }

@@ -7,6 +7,7 @@ import { captureAmount } from "../modules/payin/money"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import type { PayinFlag } from "../status"
+import { pauseBeforeCaptureForTests } from "./test-pause"
 import { loadOrder, loadSession, orderOfCart, paymentOfSession, resolveCollection } from "./medusa"
 
 export type EffectOutcome = { effects: string[]; pending: boolean }
@@ -90,6 +91,7 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
     return
   }
   if (!session.paymentCapturedAt) {
+    await pauseBeforeCaptureForTests(container, row.id)
     await processPaymentWorkflow(container).run({
       input: { action: PaymentActions.SUCCESSFUL, data: { session_id: session.id, amount: amount as unknown as number } },
     })

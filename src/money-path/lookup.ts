@@ -1,6 +1,5 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
-import type { PayinClient } from "../client/client"
 import { PayinServiceError } from "../client/errors"
 import type { LedgerRow, StatusSource } from "../modules/payin/ledger"
 import type PayinModuleService from "../modules/payin/service"
@@ -31,7 +30,7 @@ export async function reconcileWithService(
   container: MedusaContainer,
   rowOrId: LedgerRow | string,
   source: Exclude<StatusSource, "create" | "webhook" | "authorize">,
-  { client, skipUnchanged = false }: { client?: PayinClient | null; skipUnchanged?: boolean } = {}
+  { skipUnchanged = false }: { skipUnchanged?: boolean } = {}
 ): Promise<ReconcileOneResult> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
   const row = typeof rowOrId === "string" ? await payin.ledger.get(rowOrId) : rowOrId
@@ -39,12 +38,11 @@ export async function reconcileWithService(
     throw new PayinServiceError("not_found", `No pay-in ${String(rowOrId)} in this store`)
   }
   const instanceId = instanceIdOf(row.provider_id)
-  const service = client ?? (instanceId ? await payin.settings.clientFor(instanceId) : null)
-  if (!instanceId || !service) {
-    throw new PayinServiceError("unauthorized", `The provider instance "${instanceId}" has no API key or base URL configured`)
+  if (!instanceId) {
+    throw new PayinServiceError("unauthorized", `The pay-in ${row.id} belongs to no pay-in provider instance (${row.provider_id})`)
   }
   const same = { found: true, changed: false, from: row.status, to: row.status, effects: [], effectPending: Boolean(row.effect_pending) }
-  const transaction = await service.lookUp({ id: row.service_id, externalId: row.session_id })
+  const transaction = await payin.settings.withClient(instanceId, (service) => service.lookUp({ id: row.service_id, externalId: row.session_id }))
   if (!transaction) {
     if (row.status === "creating" && !row.service_id) {
       await payin.ledger.recordCreationFailure(row.id, "no pay-in at the service")

@@ -1,6 +1,5 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
-import { PayinClient } from "../client/client"
 import { errorMessage } from "../client/errors"
 import type { LedgerRow } from "../modules/payin/ledger"
 import type PayinModuleService from "../modules/payin/service"
@@ -62,22 +61,21 @@ export async function reconcilePayins(container: MedusaContainer, options: Recon
     inboxApplied: 0,
     durationMs: 0,
   }
-  // one client per instance for the whole run (its settings as of the start of the run)
-  const clients = new Map<string, Promise<PayinClient | null>>()
-  const clientFor = (providerId: string) => {
-    if (!clients.has(providerId)) {
+  // instances without a key or URL are skipped (their pay-ins cannot be looked up)
+  const configured = new Map<string, Promise<boolean>>()
+  const isConfigured = (providerId: string) => {
+    if (!configured.has(providerId)) {
       const id = instanceIdOf(providerId)
-      clients.set(providerId, id ? payin.settings.clientFor(id).catch(() => null) : Promise.resolve(null))
+      configured.set(providerId, id ? payin.settings.clientFor(id).then(Boolean, () => false) : Promise.resolve(false))
     }
-    return clients.get(providerId)!
+    return configured.get(providerId)!
   }
 
   const lookUp = async (row: LedgerRow) => {
-    const client = await clientFor(row.provider_id)
-    if (!client) return
+    if (!(await isConfigured(row.provider_id))) return
     report.checked++
     try {
-      const result = await reconcileWithService(container, row, "lookup", { client, skipUnchanged: true })
+      const result = await reconcileWithService(container, row, "lookup", { skipUnchanged: true })
       if (!result.found) report.notFound++
       if (result.changed || result.effects.length) report.changed++
     } catch (error) {

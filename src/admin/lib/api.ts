@@ -77,7 +77,7 @@ export type ProviderSettings = {
 }
 
 export type PluginSettings = {
-  values: { reconcileIntervalSeconds: number; reconcileAfterSeconds: number; reconcileConcurrency: number; effectRetryLimit: number }
+  values: { reconcileIntervalSeconds: number; reconcileAfterSeconds: number; reconcileConcurrency: number; effectRetryLimit: number; lockTtlSeconds: number }
   sources: Record<string, Source>
   overrides: Record<string, unknown>
   revision: number

@@ -135,14 +135,20 @@ export const providerOptionsSchema = z
   })
   .strict()
 
+/** The reconciliation job's tick (seconds): every accepted reconcileIntervalSeconds is kept to within one tick. */
+export const RECONCILE_TICK_SECONDS = 5
+
 /** Options of the plugin itself (passed to its module). */
 export const pluginOptionsSchema = z
   .object({
-    /** How often the reconciliation job looks up unfinished pay-ins. */
+    /**
+     * How often the reconciliation job looks up unfinished pay-ins (the job ticks every
+     * RECONCILE_TICK_SECONDS on a worker; the work happens once per interval across all processes).
+     */
     reconcileIntervalSeconds: z
       .number({ error: "reconcileIntervalSeconds must be a number" })
       .int({ message: "reconcileIntervalSeconds must be a whole number" })
-      .min(30, { message: "reconcileIntervalSeconds must be at least 30" })
+      .min(10, { message: "reconcileIntervalSeconds must be at least 10" })
       .max(86_400, { message: "reconcileIntervalSeconds must be at most 86400 (one day)" })
       .default(300),
     /** Unfinished pay-ins younger than this are left to their webhooks. */
@@ -169,6 +175,16 @@ export const pluginOptionsSchema = z
       .min(1, { message: "effectRetryLimit must be at least 1" })
       .max(100, { message: "effectRetryLimit must be at most 100" })
       .default(5),
+    /**
+     * Lifetime of the per-pay-in lock (seconds). Applying a status holds it for tens of
+     * milliseconds; a process killed while holding it blocks that pay-in until it expires.
+     */
+    lockTtlSeconds: z
+      .number({ error: "lockTtlSeconds must be a number" })
+      .int({ message: "lockTtlSeconds must be a whole number" })
+      .min(5, { message: "lockTtlSeconds must be at least 5" })
+      .max(600, { message: "lockTtlSeconds must be at most 600" })
+      .default(30),
   })
   .strict()
 

@@ -2,6 +2,7 @@ import { MedusaError, generateEntityId } from "@medusajs/framework/utils"
 import { createHash } from "crypto"
 import { z } from "zod"
 import { PayinClient } from "../../client/client"
+import { PayinServiceError } from "../../client/errors"
 import type { Db } from "./db"
 import { PayinPluginOptions, PayinProviderOptions, providerOptionsSchema } from "./options"
 import { PayinSecretError, SecretBox, lastFour, maskKey } from "./secrets"
@@ -214,6 +215,27 @@ export class SettingsStore {
       return null
     }
     return this.clientWith(options)
+  }
+
+  /**
+   * Calls the service as instance `id`. A 401 means the key may have been rotated from the admin
+   * on another process: the settings are read again at once and, when the key or URL changed, the
+   * call is made once more with them (a refused request did nothing). The one place this rule
+   * lives for every outgoing call of a configured instance: checkout, lookups, bank lists.
+   */
+  async withClient<T>(id: string, call: (client: PayinClient, options: PayinProviderOptions) => Promise<T>): Promise<T> {
+    const options = await this.providerOptions(id)
+    if (!options?.apiKey || !options.baseUrl) {
+      throw new PayinServiceError("unauthorized", `The provider instance "${id}" has no API key or base URL configured`)
+    }
+    try {
+      return await call(this.clientWith(options), options)
+    } catch (error) {
+      if (!(error instanceof PayinServiceError) || error.kind !== "unauthorized") throw error
+      const fresh = await this.providerOptions(id, 0)
+      if (!fresh?.apiKey || !fresh.baseUrl || (fresh.apiKey === options.apiKey && fresh.baseUrl === options.baseUrl)) throw error
+      return call(this.clientWith(fresh), fresh)
+    }
   }
 
   /** The instance's client, kept while its key and URL do not change (its connections are reused). */

@@ -24,7 +24,6 @@ import {
 } from "@medusajs/framework/types"
 import { AbstractPaymentProvider, MathBN, MedusaError, PaymentActions } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../../../medusa-plugin.config"
-import { PayinClient } from "../../client/client"
 import { PayinServiceError } from "../../client/errors"
 import type { PayInRequest, Transaction } from "../../client/schemas"
 import { createdMismatch } from "../../modules/payin/money"
@@ -95,7 +94,8 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return (await this.payin.settings.providerOptions(this.options_.id, maxAgeMs)) ?? this.options_
   }
 
-  protected clientOf(options: PayinProviderOptions): PayinClient {
+  /** Refuses a checkout while the instance has no key or base URL (a clear error, nothing sent). */
+  protected requireConfigured(options: PayinProviderOptions): void {
     if (!options.apiKey || !options.baseUrl) {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
@@ -103,8 +103,8 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
         "payin_not_configured"
       )
     }
-    return this.payin.settings.clientWith(options)
   }
+
 
   // -------------------------------------------------------------------------------------------
   // Session
@@ -132,7 +132,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     // The ledger row is written while the request is on its way (its insert takes a few ms, the
     // service tens or hundreds): the store knows every pay-in it asked for. Nothing can happen to a
     // new pay-in before the shopper sees its requisites, which only this answer carries.
-    const client = this.clientOf(options)
+    this.requireConfigured(options)
     const opening = this.payin.ledger.open({
       provider_id: this.providerId,
       session_id: sessionId,
@@ -142,17 +142,8 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       bank: chosen.bank ?? null,
       payment_collection_id: collectionId,
     })
-    const creating = client.createPayIn(request, sessionId).catch(async (error: unknown) => {
-      // A key rotated from the admin on another instance: read the settings again, however fresh
-      // this copy (one small read per refused checkout); a changed key asks once more (a 401 created nothing).
-      if (error instanceof PayinServiceError && error.kind === "unauthorized") {
-        const fresh = await this.settings(0)
-        if (fresh.apiKey && fresh.apiKey !== options.apiKey) {
-          return this.clientOf(fresh).createPayIn(request, sessionId)
-        }
-      }
-      throw error
-    })
+    // a key rotated from the admin on another process: withClient asks once more with it (a 401 created nothing)
+    const creating = this.payin.settings.withClient(this.options_.id, (client) => client.createPayIn(request, sessionId))
     const [opened, created] = await Promise.allSettled([opening, creating])
     if (opened.status === "rejected") {
       // without a ledger row the pay-in would be unknown to the store: refuse it (the shopper
@@ -381,7 +372,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
   private async lookUpAtService(data: Data, row: LedgerRow | null): Promise<LedgerRow | null> {
     const externalId = row?.session_id ?? (typeof data.session_id === "string" ? data.session_id : null)
     try {
-      const transaction = await this.clientOf(await this.settings()).lookUp({ externalId })
+      const transaction = await this.payin.settings.withClient(this.options_.id, (client) => client.lookUp({ externalId }))
       if (transaction && row) {
         return (await this.payin.recordStatus(row.id, transaction, "authorize", (r) => r.provider_id === this.providerId)).row
       }

@@ -51,6 +51,7 @@ type Draft = {
   cancelUnpaidOrdersOnExpiry: boolean
   reconcileIntervalSeconds: string
   effectRetryLimit: string
+  lockTtlSeconds: string
 }
 
 function draftOf(p: ProviderSettings, plugin: AllSettings["plugin"]): Draft {
@@ -72,6 +73,7 @@ function draftOf(p: ProviderSettings, plugin: AllSettings["plugin"]): Draft {
     cancelUnpaidOrdersOnExpiry: v.cancelUnpaidOrdersOnExpiry,
     reconcileIntervalSeconds: String(plugin.values.reconcileIntervalSeconds),
     effectRetryLimit: String(plugin.values.effectRetryLimit),
+    lockTtlSeconds: String(plugin.values.lockTtlSeconds),
   }
 }
 
@@ -101,6 +103,7 @@ function patchOf(d: Draft, initial: Draft): { provider: Record<string, unknown>;
   const plugin: Record<string, unknown> = {}
   if (d.reconcileIntervalSeconds !== initial.reconcileIntervalSeconds) plugin.reconcileIntervalSeconds = num(d.reconcileIntervalSeconds)
   if (d.effectRetryLimit !== initial.effectRetryLimit) plugin.effectRetryLimit = num(d.effectRetryLimit)
+  if (d.lockTtlSeconds !== initial.lockTtlSeconds) plugin.lockTtlSeconds = num(d.lockTtlSeconds)
   return { provider, plugin }
 }
 
@@ -446,6 +449,15 @@ function ProviderForm({ settings, all }: { settings: ProviderSettings; all: AllS
           onReset={reset({ effectRetryLimit: null }, true)}
         >
           <Input type="number" value={draft.effectRetryLimit} onChange={(e) => set("effectRetryLimit", e.target.value)} data-testid="payin-field-effectRetryLimit" />
+        </Field>
+        <Field
+          field="lockTtlSeconds"
+          label={t("payin.settings.lockTtlSeconds")}
+          source={all.plugin.sources.lockTtlSeconds}
+          error={errors.lockTtlSeconds}
+          onReset={reset({ lockTtlSeconds: null }, true)}
+        >
+          <Input type="number" value={draft.lockTtlSeconds} onChange={(e) => set("lockTtlSeconds", e.target.value)} data-testid="payin-field-lockTtlSeconds" />
         </Field>
       </Section>
 

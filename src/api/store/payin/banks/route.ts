@@ -65,8 +65,11 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
       instanceId,
       banksCacheKey(instanceId, options.baseUrl, options.apiKey),
       async (previous) => {
-        const client = payin.settings.clientWith(options)
-        const [banks, currencies] = await Promise.allSettled([client.listBanks(), client.listCurrencies()])
+        const [banks, currencies] = await payin.settings.withClient(instanceId, async (client) => {
+          const answers = await Promise.allSettled([client.listBanks(), client.listCurrencies()])
+          if (answers[0].status === "rejected") throw answers[0].reason
+          return answers
+        })
         if (banks.status === "rejected") throw banks.reason
         return {
           banks: banks.value,
