@@ -200,6 +200,11 @@ medusaIntegrationTestRunner({
           expect(history).toEqual([expect.objectContaining({ source: "lookup" })])
         }
 
+        // The admin (on a server) sees the worker's runs of the job.
+        const health = await adminA.get("/admin/payin/webhook-health", await adminHeaders(container, api))
+        expect(health.data.reconciliation).toMatchObject({ overdue: false, interval_seconds: 10, runs: expect.any(Number) })
+        expect(health.data.reconciliation.runs).toBeGreaterThan(0)
+
         // 4. SIGKILL between "ledger recorded closed" and "Medusa captured": the worker pauses
         //    while reconciling two silent payments, server B while applying two webhooks.
         writeFileSync(pauseFile, "")

@@ -1,6 +1,6 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { RECONCILE_TICK_SECONDS } from "../modules/payin/options"
-import { reconcilePayinsScheduled } from "../money-path/reconcile"
+import { RECONCILE_JOB, reconcilePayinsScheduled } from "../money-path/reconcile"
 
 /**
  * Looks up unfinished pay-ins, retries pending Medusa effects and unapplied webhooks. Medusa runs
@@ -14,6 +14,6 @@ export default async function reconcilePayinsJob(container: MedusaContainer): Pr
 }
 
 export const config = {
-  name: "payin-reconcile",
+  name: RECONCILE_JOB,
   schedule: `*/${RECONCILE_TICK_SECONDS} * * * * *`,
 }

@@ -146,6 +146,9 @@ async function runBounded<T>(items: T[], limit: number, fn: (item: T) => Promise
   await Promise.all(workers)
 }
 
+/** The reconciliation job's name in payin_job_run (and Medusa's job name). */
+export const RECONCILE_JOB = "payin-reconcile"
+
 /**
  * The scheduled entry: at most one run at a time across instances (a lock), and not more often
  * than the plugin's reconcileIntervalSeconds.
@@ -158,6 +161,9 @@ export async function reconcilePayinsScheduled(container: MedusaContainer): Prom
   const acquired = await tryLock(container, "payin:reconcile", owner, ttl)
   if (!acquired) return null
   const report = await reconcilePayins(container)
+  await payin.jobs.record(RECONCILE_JOB, report).catch((error: unknown) => {
+    container.resolve("logger").warn(`payin: could not record the reconciliation run: ${errorMessage(error)}`)
+  })
   if (report.checked || report.inboxRetried || report.effectsRetried) {
     container
       .resolve("logger")

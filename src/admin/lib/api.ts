@@ -113,6 +113,14 @@ export type WebhookHealth = {
   last_failure_reason: string | null
 }
 
+export type ReconciliationHealth = {
+  last_run_at: string | null
+  last_report: Record<string, number> | null
+  runs: number
+  interval_seconds: number
+  overdue: boolean
+}
+
 export type TransactionRow = {
   id: string
   provider_id: string
@@ -185,7 +193,7 @@ export function useSettings() {
 export function useWebhookHealth() {
   return useQuery({
     queryKey: keys.health,
-    queryFn: () => adminFetch<{ providers: WebhookHealth[] }>("/admin/payin/webhook-health"),
+    queryFn: () => adminFetch<{ providers: WebhookHealth[]; reconciliation: ReconciliationHealth }>("/admin/payin/webhook-health"),
     refetchInterval: 30_000,
   })
 }

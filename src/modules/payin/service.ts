@@ -6,7 +6,8 @@ import { eventsOf } from "./events"
 import { WebhookInbox } from "./inbox"
 import { Ledger, LedgerRow, RecordResult, StatusSource } from "./ledger"
 import { LedgerQueries } from "./ledger-queries"
-import { PayinSetting, PayinStatusChange, PayinTransaction, PayinWebhookCounter, PayinWebhookEvent } from "./models"
+import { JobRuns } from "./job-runs"
+import { PayinJobRun, PayinSetting, PayinStatusChange, PayinTransaction, PayinWebhookCounter, PayinWebhookEvent } from "./models"
 import { PayinPluginOptions, PayinProviderOptionsInput, parsePluginOptions, parseProviderOptions, pluginOptionsSchema } from "./options"
 import type { ConfigSources } from "./settings"
 import { SettingsStore } from "./settings-store"
@@ -31,11 +32,13 @@ class PayinModuleService extends MedusaService({
   PayinWebhookEvent,
   PayinWebhookCounter,
   PayinSetting,
+  PayinJobRun,
 }) {
   readonly ledger: Ledger
   readonly inbox: WebhookInbox
   readonly settings: SettingsStore
   readonly queries: LedgerQueries
+  readonly jobs: JobRuns
   protected readonly cradle_: Record<string, unknown>
 
   constructor(container: Record<string, unknown>, options: PayinModuleOptions = {}) {
@@ -51,6 +54,7 @@ class PayinModuleService extends MedusaService({
     this.ledger = new Ledger(db)
     this.inbox = new WebhookInbox(db)
     this.queries = new LedgerQueries(db)
+    this.jobs = new JobRuns(db)
     this.settings = new SettingsStore(
       db,
       parsePluginOptions(plugin),

@@ -208,6 +208,7 @@ function ProviderForm({ settings, all }: { settings: ProviderSettings; all: AllS
   const testConnection = useTestConnection(settings.id)
   const health = useWebhookHealth()
   const h = health.data?.providers.find((p) => p.id === settings.id)
+  const reconciliation = health.data?.reconciliation
 
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }))
   const src = (field: string) => settings.sources[field] ?? null
@@ -497,6 +498,15 @@ function ProviderForm({ settings, all }: { settings: ProviderSettings; all: AllS
           {t("payin.settings.lastFailure")}:{" "}
           {h?.last_failure_at ? `${formatDate(h.last_failure_at, i18n.language)} (${h.last_failure_reason ?? ""})` : t("payin.settings.never")}
         </Text>
+        <Text size="small" data-testid="payin-health-reconciliation">
+          {t("payin.settings.lastReconciliation")}:{" "}
+          {reconciliation?.last_run_at ? formatDate(reconciliation.last_run_at, i18n.language) : t("payin.settings.never")}
+        </Text>
+        {reconciliation?.overdue && (
+          <Alert variant="warning" data-testid="payin-health-reconciliation-overdue">
+            {t("payin.settings.reconciliationOverdue")}
+          </Alert>
+        )}
       </Section>
     </>
   )

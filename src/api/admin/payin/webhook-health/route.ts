@@ -1,8 +1,14 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { payinProviderId } from "../../../../../medusa-plugin.config"
+import { jobOverdue } from "../../../../modules/payin/job-runs"
+import { RECONCILE_JOB } from "../../../../money-path/reconcile"
 import { payinModule, publicBaseUrl } from "../helpers"
 
-/** GET /admin/payin/webhook-health: per instance, deliveries accepted, duplicated, refused and failing. */
+/**
+ * GET /admin/payin/webhook-health: per instance, deliveries accepted, duplicated, refused and
+ * failing; and the reconciliation job's last run (`overdue` when no process runs it: a store of
+ * `server` processes only, or workers down).
+ */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const payin = payinModule(req)
   const providers = await Promise.all(
@@ -19,5 +25,15 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
       }
     })
   )
-  res.json({ providers })
+  const [run, plugin] = await Promise.all([payin.jobs.last(RECONCILE_JOB), payin.settings.plugin()])
+  res.json({
+    providers,
+    reconciliation: {
+      last_run_at: run ? new Date(run.last_run_at).toISOString() : null,
+      last_report: run?.last_report ?? null,
+      runs: run?.runs ?? 0,
+      interval_seconds: plugin.reconcileIntervalSeconds,
+      overdue: jobOverdue(run?.last_run_at ?? null, plugin.reconcileIntervalSeconds),
+    },
+  })
 }
