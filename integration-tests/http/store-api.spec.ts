@@ -4,7 +4,7 @@
 import path from "path"
 import { request } from "undici"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
-import { Modules } from "@medusajs/framework/utils"
+import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import {
   createApiKeysWorkflow,
   createSalesChannelsWorkflow,
@@ -323,9 +323,19 @@ medusaIntegrationTestRunner({
       })
 
       it("looks a pay-in up on poll when its webhook is lost", async () => {
-        // the reconciliation job must not get there first: hold its lock for this test
+        // the reconciliation job must not get there first: hold its lock for this test (the job,
+        // ticking every 5 s, may hold it already for its interval: take it over)
         const locking = getContainer().resolve(Modules.LOCKING)
-        await locking.acquire("payin:reconcile", { ownerId: "store-api-spec", expire: 600 })
+        const pg = getContainer().resolve(ContainerRegistrationKeys.PG_CONNECTION) as any
+        for (let attempt = 0; ; attempt++) {
+          await pg.raw("delete from locking where id = 'payin:reconcile' and owner_id <> 'store-api-spec'")
+          const taken = await locking.acquire("payin:reconcile", { ownerId: "store-api-spec", expire: 600 }).then(
+            () => true,
+            () => false
+          )
+          if (taken) break
+          if (attempt > 5) throw new Error("could not hold the reconciliation job's lock")
+        }
         try {
           sandbox.updateMerchant({ webhookUrl: null })
           expect((await pluginSettings({ reconcileAfterSeconds: 0 })).status).toBe(200)
