@@ -1,0 +1,44 @@
+// Second step of `npm run build`, after `tsc -p integration-tests/package/tsconfig.declarations.json`
+// wrote the .d.ts files next to the built JS in .medusa/server. It makes them name only packages a
+// store or storefront has, and fails the build otherwise:
+// - tsc names Medusa's shared types after the package that declares them, "@medusajs/types" (a
+//   dependency of @medusajs/framework, not of this plugin: under pnpm a store cannot resolve it);
+//   @medusajs/framework (a peer dependency) re-exports the same types as "@medusajs/framework/types";
+// - every other package a declaration imports must be a dependency, a peer dependency or a
+//   Node.js built-in.
+import { readdirSync, readFileSync, writeFileSync } from "fs"
+import { builtinModules } from "module"
+import path from "path"
+import { fileURLToPath } from "url"
+
+const root = fileURLToPath(new URL("../..", import.meta.url))
+const out = path.join(root, ".medusa", "server")
+const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"))
+const allowed = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}), ...builtinModules])
+
+const packageOf = (specifier) => {
+  const bare = specifier.replace(/^node:/, "")
+  const parts = bare.split("/")
+  return bare.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]
+}
+
+const problems = []
+let count = 0
+for (const entry of readdirSync(out, { recursive: true })) {
+  const file = path.join(out, entry)
+  if (!file.endsWith(".d.ts")) continue
+  count++
+  const before = readFileSync(file, "utf8")
+  const text = before.replace(/(["'])@medusajs\/types\1/g, "$1@medusajs/framework/types$1")
+  if (text !== before) writeFileSync(file, text)
+  for (const [, specifier] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|reference\s+types=)["']([^"']+)["']/g)) {
+    if (!specifier.startsWith(".") && !allowed.has(packageOf(specifier))) {
+      problems.push(`${path.relative(root, file)} imports "${specifier}", which is not a dependency or peer dependency`)
+    }
+  }
+}
+if (count === 0) problems.push(`no .d.ts in ${path.relative(root, out)}: run tsc -p integration-tests/package/tsconfig.declarations.json first`)
+if (problems.length) {
+  console.error(problems.join("\n"))
+  process.exit(1)
+}
