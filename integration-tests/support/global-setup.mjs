@@ -1,8 +1,6 @@
 // Jest globalSetup for integration tests: a real PostgreSQL for @medusajs/test-utils.
-import os from "node:os"
 import path from "node:path"
-import { mkdtemp } from "node:fs/promises"
-import { externalDatabase, startEmbeddedPostgres } from "./postgres.mjs"
+import { externalDatabase, makeScratchDir, startEmbeddedPostgres } from "./postgres.mjs"
 
 export default async function globalSetup() {
   const external = externalDatabase()
@@ -12,11 +10,12 @@ export default async function globalSetup() {
     return
   }
   const started = Date.now()
-  // os.tmpdir() is world-traversable; the cluster folder itself is chowned to "postgres".
-  const parent = await mkdtemp(path.join(os.tmpdir(), "payin-test-pg-"))
-  const { chmod } = await import("node:fs/promises")
-  await chmod(parent, 0o755)
-  const server = await startEmbeddedPostgres({ dataDir: path.join(parent, "data") })
+  // a folder the OS user "postgres" can enter; the cluster folder itself is chowned to it
+  const parent = await makeScratchDir("payin-test-pg-")
+  const server = await startEmbeddedPostgres({
+    dataDir: path.join(parent, "data"),
+    log: (line) => (/copying the PostgreSQL binaries/.test(line) ? console.log(`\n[payin tests] ${line}`) : undefined),
+  })
   Object.assign(process.env, server.db)
   globalThis.__PAYIN_PG__ = { server, parent }
   console.log(`\n[payin tests] embedded PostgreSQL on port ${server.db.DB_PORT} (${Date.now() - started} ms)`)

@@ -5,6 +5,6 @@ export default async function globalTeardown() {
   if (!handle) {
     return
   }
-  await handle.server.stop()
+  await handle.server.stop() // bounded: fast shutdown, then SIGQUIT/SIGKILL
   await rm(handle.parent, { recursive: true, force: true })
 }

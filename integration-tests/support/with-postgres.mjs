@@ -3,10 +3,9 @@
 // Usage: node integration-tests/support/with-postgres.mjs <command> [args...]
 // (npm run db:generate uses it for `medusa plugin:db:generate`).
 import { spawn } from "node:child_process"
-import { chmod, mkdtemp, rm } from "node:fs/promises"
-import os from "node:os"
+import { rm } from "node:fs/promises"
 import path from "node:path"
-import { externalDatabase, startEmbeddedPostgres } from "./postgres.mjs"
+import { externalDatabase, makeScratchDir, startEmbeddedPostgres } from "./postgres.mjs"
 
 const [command, ...args] = process.argv.slice(2)
 if (!command) {
@@ -16,19 +15,55 @@ if (!command) {
 
 let server = null
 let parent = null
+let child = null
+let cleaning = null
+
+async function cleanUp() {
+  cleaning ??= (async () => {
+    await server?.stop().catch(() => {})
+    if (parent) {
+      await rm(parent, { recursive: true, force: true })
+    }
+  })()
+  return cleaning
+}
+
+// A signal to this process alone is passed on to the command; once it is gone the server stops.
+// (Ctrl-C reaches the command and the server directly: they are in the terminal's process group.)
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    if (child && child.exitCode === null && child.signalCode === null) {
+      child.kill(signal)
+    } else {
+      cleanUp().then(() => process.exit(1))
+    }
+  })
+}
+
 let db = externalDatabase()
 if (!db) {
-  parent = await mkdtemp(path.join(os.tmpdir(), "payin-pg-"))
-  await chmod(parent, 0o755)
-  server = await startEmbeddedPostgres({ dataDir: path.join(parent, "data") })
+  try {
+    parent = await makeScratchDir("payin-pg-")
+    server = await startEmbeddedPostgres({
+      dataDir: path.join(parent, "data"),
+      log: (line) => (/copying the PostgreSQL binaries/.test(line) ? console.error(`[with-postgres] ${line}`) : undefined),
+    })
+  } catch (error) {
+    console.error(`[with-postgres] ${error.message}`)
+    await cleanUp()
+    process.exit(1)
+  }
   db = server.db
 }
 const env = { ...process.env, ...db }
 delete env.DATABASE_URL
-const child = spawn(command, args, { stdio: "inherit", env, shell: false })
-const code = await new Promise((resolve) => child.on("exit", (c, s) => resolve(c ?? (s ? 1 : 0))))
-if (server) {
-  await server.stop()
-  await rm(parent, { recursive: true, force: true })
-}
+child = spawn(command, args, { stdio: "inherit", env, shell: false })
+const code = await new Promise((resolve) => {
+  child.on("error", (error) => {
+    console.error(`[with-postgres] ${command}: ${error.message}`)
+    resolve(127)
+  })
+  child.on("exit", (c, s) => resolve(c ?? (s ? 1 : 0)))
+})
+await cleanUp()
 process.exit(code)
