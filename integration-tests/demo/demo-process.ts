@@ -106,12 +106,23 @@ export function startDemo({
   return { child, ready, exited, output: () => output }
 }
 
-/** Ctrl-C; resolves with the exit code. */
+/** How long a stopped demo may take before it is killed (it stops itself in about 15 s at most). */
+const STOP_LIMIT_MS = 30_000
+
+/**
+ * Ctrl-C; resolves with the exit code. A demo still running STOP_LIMIT_MS later is killed with
+ * SIGKILL (its watchdogs end what it started) and resolves with null, failing a `toBe(0)`.
+ */
 export async function stopDemo(demo: RunningDemo): Promise<number | null> {
   if (demo.child.exitCode === null && demo.child.signalCode === null) {
     demo.child.kill("SIGINT")
   }
-  return demo.exited
+  const timer = setTimeout(() => demo.child.kill("SIGKILL"), STOP_LIMIT_MS)
+  try {
+    return await demo.exited
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /**
@@ -124,9 +135,14 @@ export async function stopAllDemos({ showOutput = false }: { showOutput?: boolea
       if (showOutput) {
         console.log(`[demo still running, stopping it; its last output]\n${output().slice(-6000)}`)
       }
+      if (child.exitCode !== null || child.signalCode !== null) {
+        return
+      }
       const exited = new Promise((r) => child.once("exit", r))
       child.kill("SIGINT")
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))])
+      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_LIMIT_MS)
+      await exited
+      clearTimeout(timer)
     })
   )
 }

