@@ -1,4 +1,4 @@
-import { Pool } from "undici"
+import type { Pool } from "undici"
 import { z } from "zod"
 import {
   DUPLICATE_EXTERNAL_ID_CODES,
@@ -40,13 +40,24 @@ export type PayinClientOptions = {
   ownPool?: boolean
 }
 
+/**
+ * undici is loaded on the first request, not when the plugin loads: loaded at start-up it was about
+ * 2 MB of the 5 MB the plugin added to a Medusa process's live heap, and 0.1 s of its CPU
+ * (integration-tests/bench/footprint.bench.ts); a process that never calls the service never pays it.
+ */
+let undiciModule: typeof import("undici") | undefined
+function newPool(origin: string, options: ConstructorParameters<typeof Pool>[1]): Pool {
+  undiciModule ??= require("undici") as typeof import("undici")
+  return new undiciModule.Pool(origin, options)
+}
+
 /** One keep-alive pool per service origin, shared by every client of that origin. */
 const pools = new Map<string, Pool>()
 
 function poolFor(origin: string): Pool {
   let pool = pools.get(origin)
   if (!pool) {
-    pool = new Pool(origin, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1 })
+    pool = newPool(origin, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1 })
     pools.set(origin, pool)
   }
   return pool
@@ -88,7 +99,7 @@ export class PayinClient {
     this.getAttempts = Math.max(1, options.getAttempts ?? 3)
     this.backoffMs = options.backoffMs ?? 200
     this.createAttempts = Math.max(1, options.createAttempts ?? 3)
-    this.ownPool = options.ownPool ? new Pool(this.origin, { connections: 4, keepAliveTimeout: 5_000 }) : null
+    this.ownPool = options.ownPool ? newPool(this.origin, { connections: 4, keepAliveTimeout: 5_000 }) : null
   }
 
   /** Closes the client's own pool (a no-op for clients on the shared per-origin pools). */
