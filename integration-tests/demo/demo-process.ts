@@ -57,15 +57,19 @@ export function startDemo({
   port,
   sandboxPort = 0,
   storefrontPort = 0,
+  extraEnv = {},
 }: {
   demoDir: string
   port: number
   sandboxPort?: number
   /** 0: any free port (never the 8000 a developer's own demo may hold) */
   storefrontPort?: number
+  /** More variables for the demo (STORE_CORS, DEMO_ALLOWED_ORIGINS, …). */
+  extraEnv?: Record<string, string>
 }): RunningDemo {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
+    ...extraEnv,
     DEMO_DIR: demoDir,
     DEMO_PORT: String(port),
     DEMO_SANDBOX_PORT: String(sandboxPort),

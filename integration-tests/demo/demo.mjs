@@ -7,6 +7,10 @@
 //   DATABASE_URL / DB_HOST...  use that PostgreSQL server instead of the embedded one
 //   DEMO_PORT (9000)           Medusa's port;  DEMO_SANDBOX_PORT (4010) the sandbox's port
 //   DEMO_STOREFRONT_PORT (8000) the demo storefront's port (0: any free port)
+//   (ports that fetch refuses, the WHATWG "bad ports" such as 4190, are refused at once)
+//   DEMO_ALLOWED_ORIGINS       comma-separated origins of outside storefronts: added to STORE_CORS
+//                              and to the provider's allowedRedirectOrigins
+//   STORE_CORS                 kept: the demo adds its own storefront's origin to it
 //   DEMO_ADMIN_EMAIL / DEMO_ADMIN_PASSWORD  admin credentials (default admin@payin.demo / payin-demo)
 //   DEMO_DB_NAME (payin_demo)  database name
 //   DEMO_DIR (.demo)           where the demo keeps its data and writes demo.json
@@ -16,7 +20,8 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import net from "node:net"
-import { makeSamples } from "./sample-payins.mjs"
+import { demoOrigins, demoPort, uniqueList } from "./demo-options.mjs"
+import { describeError, makeSamples } from "./sample-payins.mjs"
 import { startStorefront } from "./storefront/server.mjs"
 import {
   createDatabase,
@@ -36,7 +41,24 @@ const demoDir = path.resolve(process.env.DEMO_DIR || path.join(root, ".demo"))
 const medusaBin = path.join(root, "node_modules", ".bin", "medusa")
 const started = Date.now()
 
-const port = Number(process.env.DEMO_PORT || 9000)
+// checked before anything starts (main() reports a thrown error and exits 1)
+let settingsError = null
+const checked = (fn, fallback) => {
+  try {
+    return fn()
+  } catch (error) {
+    settingsError ??= error
+    return fallback
+  }
+}
+const port = checked(() => demoPort("DEMO_PORT", process.env.DEMO_PORT, 9000), 9000)
+const sandboxPortSetting = checked(() => demoPort("DEMO_SANDBOX_PORT", process.env.DEMO_SANDBOX_PORT, 4010, { allowZero: true }), 4010)
+const storefrontPortSetting = checked(
+  () => demoPort("DEMO_STOREFRONT_PORT", process.env.DEMO_STOREFRONT_PORT, 8000, { allowZero: true }),
+  8000
+)
+const allowedOrigins = checked(() => demoOrigins("DEMO_ALLOWED_ORIGINS", process.env.DEMO_ALLOWED_ORIGINS), [])
+const storeCors = checked(() => demoOrigins("STORE_CORS", process.env.STORE_CORS), [])
 const dbName = process.env.DEMO_DB_NAME || "payin_demo"
 const adminEmail = process.env.DEMO_ADMIN_EMAIL || "admin@payin.demo"
 const adminPassword = process.env.DEMO_ADMIN_PASSWORD || "payin-demo"
@@ -282,6 +304,7 @@ async function embeddedDataDir(state) {
 }
 
 async function main() {
+  if (settingsError) throw settingsError
   mkdirSync(demoDir, { recursive: true })
   const state = readJson(path.join(demoDir, "state.json"), {})
   state.sandboxApiKey ??= `sandbox_${randomBytes(16).toString("hex")}`
@@ -319,7 +342,7 @@ async function main() {
   await createDatabase(db, dbName)
 
   // 2. The sandbox payment service, pointed at the store's webhook route
-  const sandboxPort = Number(process.env.DEMO_SANDBOX_PORT || 4010)
+  const sandboxPort = sandboxPortSetting
   const webhookUrl = `http://localhost:${port}/hooks/payin/default`
   const sandboxUrl = await new Promise((resolve, reject) => {
     const sandbox = startService(
@@ -397,7 +420,7 @@ async function main() {
     throw new Error(`port ${port} is in use (another demo or Medusa?): stop it or set DEMO_PORT`)
   }
   const backendUrl = `http://localhost:${port}`
-  const storefrontPort = Number(process.env.DEMO_STOREFRONT_PORT ?? 8000)
+  const storefrontPort = storefrontPortSetting
   try {
     storefront = await startStorefront({
       port: storefrontPort,
@@ -414,8 +437,11 @@ async function main() {
     throw error
   }
   log(`demo storefront at ${storefront.url}`)
-  env.STORE_CORS = [storefront.url, "http://localhost:8000", backendUrl].join(",")
-  env.PAYIN_DEMO_STOREFRONT_URL = storefront.url
+  // the store's CORS keeps what STORE_CORS says and adds the allowed origins and the demo's storefront;
+  // the Payment Page may send shoppers back to the same storefronts
+  env.STORE_CORS = uniqueList(storeCors, allowedOrigins, [storefront.url, "http://localhost:8000", backendUrl]).join(",")
+  env.PAYIN_DEMO_STOREFRONT_URL = uniqueList([storefront.url], allowedOrigins).join(",")
+  if (allowedOrigins.length) log(`outside storefronts allowed: ${allowedOrigins.join(", ")}`)
   log("starting Medusa…")
   startService(medusaBin, ["develop", "--port", String(port)], { env, name: "medusa" })
   await waitForHealth(`${backendUrl}/health`, 180_000)
@@ -437,7 +463,7 @@ async function main() {
       })
     } catch (error) {
       if (!stopping) {
-        log(`WARNING: sample pay-ins failed: ${error.message}`)
+        log(`WARNING: sample pay-ins failed: ${describeError(error)}`)
       }
       state.samples = {}
     }

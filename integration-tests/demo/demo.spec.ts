@@ -1,5 +1,6 @@
 // `npm run demo` end to end, the way a newcomer runs it: embedded PostgreSQL, sandbox, migrated
 // and seeded Medusa with the admin; then a second run on the same data; Ctrl-C stops everything.
+import { execFileSync } from "child_process"
 import { existsSync, readFileSync, rmSync } from "fs"
 import path from "path"
 import { freePort } from "../support/net"
@@ -177,6 +178,22 @@ afterAll(async () => {
 })
 
 describe("npm run demo", () => {
+  it("refuses a port fetch cannot reach at once, saying which and why, before starting anything", async () => {
+    const dir = makeDemoDir("payin-demo-badport-")
+    const refused = startDemo({ demoDir: dir, port: await freePort(), sandboxPort: 4190 })
+    expect(await refused.exited).toBe(1)
+    expect(refused.output()).toContain('DEMO_SANDBOX_PORT=4190 is a port that fetch refuses (a WHATWG "bad port")')
+    expect(existsSync(path.join(dir, "state.json"))).toBe(false)
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("prints a failed sample's cause, not only fetch's \"fetch failed\"", () => {
+    const script = `import { describeError } from ${JSON.stringify(path.join(__dirname, "sample-payins.mjs"))}
+try { await fetch("http://127.0.0.1:4190/") } catch (error) { console.log(describeError(error)) }`
+    const printed = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" })
+    expect(printed.trim()).toBe("fetch failed — bad port")
+  })
+
   it("brings up a seeded store whose admin login works, and stops everything on Ctrl-C; a second run reuses the data", async () => {
     const port = await freePort()
     const firstStarted = Date.now()
@@ -265,7 +282,12 @@ describe("npm run demo", () => {
 
     // second run: same data, no seeding
     const secondStarted = Date.now()
-    const second = startDemo({ demoDir, port })
+    // an outside storefront: its origin in DEMO_ALLOWED_ORIGINS, and a STORE_CORS of the developer's own, both honoured
+    const second = startDemo({
+      demoDir,
+      port,
+      extraEnv: { DEMO_ALLOWED_ORIGINS: "https://shop.example.test", STORE_CORS: "https://own-cors.example.test" },
+    })
     const printedAgain = await second.ready
     console.log(
       `demo start-up: first run ${firstSeconds.toFixed(1)} s (of which sample pay-ins ${samplesSeconds?.[2]} s), ` +
@@ -286,6 +308,16 @@ describe("npm run demo", () => {
       body: JSON.stringify({ email: demo.adminEmail, password: demo.adminPassword }),
     })
     expect(loginAgain.status).toBe(200)
+    for (const origin of ["https://shop.example.test", "https://own-cors.example.test", demoAgain.storefrontUrl]) {
+      const preflight = await fetch(`${demoAgain.backendUrl}/store/products`, {
+        method: "OPTIONS",
+        headers: { origin, "access-control-request-method": "GET", "access-control-request-headers": "x-publishable-api-key" },
+      })
+      expect([origin, preflight.headers.get("access-control-allow-origin")]).toEqual([origin, origin])
+    }
+    const { token: tokenAgain } = await loginAgain.json()
+    const settings = await json(`${demoAgain.backendUrl}/admin/payin/settings/default`, { headers: { authorization: `Bearer ${tokenAgain}` } })
+    expect(settings.values.allowedRedirectOrigins).toEqual(expect.arrayContaining(["https://shop.example.test", demoAgain.storefrontUrl]))
     expect(await stopDemo(second)).toBe(0)
     expect(existsSync(path.join(demoDir, "pg", "PG_VERSION"))).toBe(true)
   })

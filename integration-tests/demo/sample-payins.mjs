@@ -22,6 +22,16 @@ const PROVIDER_ID = "pp_payin_default"
 
 export const SAMPLE_NAMES = ["paid", "awaiting", "expired", "dispute", "recalculated", "late", "stray"]
 
+/** An error with its cause: Node's fetch says only "fetch failed" and keeps the reason (refused port, ECONNREFUSED, …) in `cause`. */
+export function describeError(error) {
+  const parts = [error?.message ?? String(error)]
+  for (let cause = error?.cause, depth = 0; cause && depth < 3; cause = cause.cause, depth++) {
+    const text = [cause.code, cause.message].filter(Boolean).join(": ")
+    if (text && !parts.includes(text)) parts.push(text)
+  }
+  return parts.join(" — ")
+}
+
 async function call(baseUrl, method, path, body, headers = {}) {
   const send = () =>
     fetch(`${baseUrl}${path}`, {
@@ -70,7 +80,7 @@ export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = c
     const { token } = await call(backendUrl, "POST", "/auth/user/emailpass", admin)
     adminHeaders = { authorization: `Bearer ${token}` }
   } catch (error) {
-    log(`WARNING: no sample pay-ins: the admin login failed (${error.message})`)
+    log(`WARNING: no sample pay-ins: the admin login failed (${describeError(error)})`)
     return samples
   }
   const store = { "x-publishable-api-key": seed.publishableKey, "user-agent": "PayinDemoShopper/1.0" }
@@ -229,7 +239,7 @@ export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = c
         const flags = sample.flags.length ? `, flags ${sample.flags.join(",")}` : ""
         log(`sample "${name}": ${where}, pay-in ${sample.ledgerId} (${sample.status}${flags}) in ${((Date.now() - started) / 1000).toFixed(1)} s`)
       } catch (error) {
-        log(`WARNING: sample "${name}" could not be made: ${error.message}`)
+        log(`WARNING: sample "${name}" could not be made: ${describeError(error)}`)
       }
     }
   }
