@@ -77,14 +77,32 @@ function errorBody(value: unknown): Partial<PayinStoreError> | null {
   }
 }
 
+/**
+ * Checked at the first call, never at creation: a client made at module scope from an unset
+ * environment variable must not break the page that imports it (Next.js renders that as
+ * "Application error"); the call that needs the URL fails with what to set.
+ */
+function requireText(value: unknown, name: string): string {
+  if (typeof value !== "string" || !value.trim()) {
+    throw new TypeError(
+      `createPayinStoreClient: \`${name}\` is missing (got ${value === "" ? "an empty string" : String(value)}). ` +
+        (name === "baseUrl"
+          ? "Pass the Medusa backend URL, e.g. process.env.MEDUSA_BACKEND_URL on the server (the Next.js starter's variable) or a public URL in the browser, or pass `request` (e.g. the js-sdk's sdk.client.fetch)."
+          : "Pass the store's publishable API key (Settings → Publishable API Keys), or pass `request` (e.g. the js-sdk's sdk.client.fetch).")
+    )
+  }
+  return value
+}
+
 function fetchRequest(options: { baseUrl: string; publishableKey: string; fetch?: typeof fetch; headers?: Record<string, string> }): PayinStoreRequest {
-  const base = options.baseUrl.replace(/\/+$/, "")
   return async (path, query) => {
+    const base = requireText(options.baseUrl, "baseUrl").replace(/\/+$/, "")
+    const publishableKey = requireText(options.publishableKey, "publishableKey")
     const doFetch = options.fetch ?? fetch
     const search = new URLSearchParams(query).toString()
     const response = await doFetch(`${base}${path}${search ? `?${search}` : ""}`, {
       method: "GET",
-      headers: { accept: "application/json", ...options.headers, "x-publishable-api-key": options.publishableKey },
+      headers: { accept: "application/json", ...options.headers, "x-publishable-api-key": publishableKey },
     })
     const body: unknown = await response.json().catch(() => null)
     if (!response.ok) throw new PayinStoreApiError(response.status, errorBody(body))
@@ -125,7 +143,7 @@ function exactlyOne(query: Record<string, string>, a: string, b: string): void {
  * const payin = createPayinStoreClient({ request: (path, query) => sdk.client.fetch(path, { query }) })
  */
 export function createPayinStoreClient(options: PayinStoreClientOptions): PayinStoreClient {
-  const request = "request" in options ? options.request : fetchRequest(options)
+  const request = options && "request" in options ? options.request : fetchRequest(options ?? ({} as never))
   const get = async <T>(path: string, query: Record<string, string>): Promise<T> => {
     let body: unknown
     try {

@@ -64,6 +64,19 @@ describe("createPayinStoreClient with fetch", () => {
   })
 })
 
+describe("createPayinStoreClient made at module scope from an unset variable", () => {
+  it("does not throw when created; the first call says what is missing and sends nothing", async () => {
+    const fetchMock = jest.fn()
+    const env: Record<string, string | undefined> = {}
+    const client = createPayinStoreClient({ baseUrl: env.NEXT_PUBLIC_MEDUSA_BACKEND_URL as string, publishableKey: "pk_1", fetch: fetchMock })
+    await expect(client.status({ order_id: "order_1" })).rejects.toThrow(/`baseUrl` is missing \(got undefined\).*MEDUSA_BACKEND_URL/)
+    const noKey = createPayinStoreClient({ baseUrl: "https://api.shop.test", publishableKey: "", fetch: fetchMock })
+    await expect(noKey.banks({ currency_code: "rub" })).rejects.toThrow(/`publishableKey` is missing \(got an empty string\)/)
+    expect(fetchMock).not.toHaveBeenCalled()
+    expect(() => createPayinStoreClient(undefined as never)).not.toThrow()
+  })
+})
+
 describe("createPayinStoreClient with a custom request (js-sdk)", () => {
   it("passes the path and the query, leaving out absent values", async () => {
     const request = jest.fn(async () => STATUS)
