@@ -2,9 +2,6 @@
 // locks through locking-postgres (production-topology.spec.ts covers the Redis topology), every
 // webhook delivered three times, concurrently and shuffled, to both; then a process killed with
 // SIGKILL while applying webhooks.
-import { ChildProcess, spawn } from "child_process"
-import path from "path"
-import { freePort } from "../support/net"
 import { request } from "undici"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
@@ -16,6 +13,7 @@ import { reconcilePayins } from "../../src/money-path/reconcile"
 import { retryWebhookInbox } from "../../src/money-path/inbox"
 import { seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN, adminHeaders } from "../support/admin"
+import { appDir, pool, shuffle, startMedusa } from "../support/medusa-process"
 import { control, payinsOfSession, sandboxForApp } from "../support/sandbox"
 import { Storefront, httpApi } from "../support/storefront"
 
@@ -23,67 +21,13 @@ jest.setTimeout(900_000)
 
 const KEY = "multi-instance-key-0123456789"
 const CHECKOUTS = Number(process.env.PAYIN_MULTI_CHECKOUTS || 80)
-const appDir = path.join(__dirname, "..", "app")
-const medusaBin = path.join(__dirname, "..", "..", "node_modules", ".bin", "medusa")
 let sandbox: RunningSandbox
 process.env.PAYIN_ENCRYPTION_KEY ??= "multi-instance-encryption-secret-0123456789"
 sandboxForApp(KEY, { requisitesPerMethod: 1000, webhookUrl: null }, (s) => (sandbox = s))
 
 
-/** A second Medusa process of the same app on the same database. */
-async function startInstance(databaseUrl: string): Promise<{ url: string; child: ChildProcess; log: () => string }> {
-  const port = await freePort()
-  let log = ""
-  const child = spawn(medusaBin, ["start", "--port", String(port)], {
-    cwd: appDir,
-    env: {
-      ...process.env,
-      NODE_ENV: "development",
-      DATABASE_URL: databaseUrl,
-      MEDUSA_ADMIN_DISABLE: "true",
-      MEDUSA_DISABLE_TELEMETRY: "true",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  })
-  child.stdout!.on("data", (d) => (log += d))
-  child.stderr!.on("data", (d) => (log += d))
-  const url = `http://localhost:${port}`
-  const deadline = Date.now() + 120_000
-  for (;;) {
-    if (child.exitCode !== null) {
-      throw new Error(`second instance exited (${child.exitCode}):\n${log.slice(-3000)}`)
-    }
-    try {
-      const res = await request(`${url}/health`)
-      await res.body.text()
-      if (res.statusCode === 200) break
-    } catch {}
-    if (Date.now() > deadline) throw new Error(`second instance did not start:\n${log.slice(-3000)}`)
-    await new Promise((r) => setTimeout(r, 250))
-  }
-  return { url, child, log: () => log }
-}
-
-async function pool<T>(items: T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const index = next++
-        await fn(items[index], index)
-      }
-    })
-  )
-}
-
-function shuffle<T>(items: T[]): T[] {
-  const a = [...items]
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1))
-    ;[a[i], a[j]] = [a[j], a[i]]
-  }
-  return a
-}
+/** A second Medusa process of the same app on the same database (shared mode, locking-postgres). */
+const startInstance = (databaseUrl: string) => startMedusa("second instance", { DATABASE_URL: databaseUrl })
 
 medusaIntegrationTestRunner({
   inApp: true,

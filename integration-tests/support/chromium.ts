@@ -1,36 +1,19 @@
 // A real Chromium for the admin's browser tests: Debian's package, installed when absent (as root),
 // driven by playwright-core.
-import { execFileSync } from "child_process"
-import { existsSync } from "fs"
+import { ensureDebianPackage } from "./debian"
 import { Browser, BrowserContext, Page, chromium } from "playwright-core"
 
-const CANDIDATES = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
-
-function findChromium(): string | null {
-  const fromEnv = process.env.CHROMIUM_PATH
-  if (fromEnv && existsSync(fromEnv)) return fromEnv
-  return CANDIDATES.find((p) => existsSync(p)) ?? null
+const CHROMIUM = {
+  pkg: "chromium",
+  candidates: ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"],
+  envVar: "CHROMIUM_PATH",
+  otherwise: "",
+  tag: "[browser]",
 }
 
 /** The path of a Chromium binary; installs Debian's `chromium` package when there is none. */
 export function ensureChromium(log: (line: string) => void = console.log): string {
-  const found = findChromium()
-  if (found) return found
-  if (typeof process.getuid !== "function" || process.getuid() !== 0) {
-    throw new Error(
-      "No Chromium found for the browser tests. Install it (Debian/Ubuntu: sudo apt-get install -y --no-install-recommends chromium) " +
-        "or set CHROMIUM_PATH to a Chrome/Chromium binary."
-    )
-  }
-  const started = Date.now()
-  log("[browser] installing Debian's chromium package…")
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
-  execFileSync("apt-get", ["update", "-qq"], { stdio: "ignore", env })
-  execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium"], { stdio: "ignore", env })
-  const installed = findChromium()
-  if (!installed) throw new Error("apt-get installed chromium but no binary was found at " + CANDIDATES.join(", "))
-  log(`[browser] chromium installed in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-  return installed
+  return ensureDebianPackage(CHROMIUM, log)
 }
 
 export async function launchBrowser(): Promise<Browser> {

@@ -1,45 +1,25 @@
 // A real Redis for the production-topology tests and benchmarks: REDIS_URL when given, else
 // Debian's redis-server (installed with apt when absent and running as root), started on a free
 // port in a throw-away folder and stopped when done.
-import { ChildProcess, execFileSync, spawn } from "child_process"
-import { existsSync, mkdtempSync, rmSync } from "fs"
+import { ChildProcess, spawn } from "child_process"
+import { mkdtempSync, rmSync } from "fs"
 import net from "net"
 import os from "os"
 import path from "path"
+import { ensureDebianPackage } from "./debian"
 import { freePort } from "./net"
 
-const CANDIDATES = ["/usr/bin/redis-server", "/usr/local/bin/redis-server", "/usr/sbin/redis-server"]
-
-function findRedisServer(): string | null {
-  const fromEnv = process.env.REDIS_SERVER_PATH
-  if (fromEnv && existsSync(fromEnv)) return fromEnv
-  return CANDIDATES.find((p) => existsSync(p)) ?? null
+const REDIS_SERVER = {
+  pkg: "redis-server",
+  candidates: ["/usr/bin/redis-server", "/usr/local/bin/redis-server", "/usr/sbin/redis-server"],
+  envVar: "REDIS_SERVER_PATH",
+  otherwise: "or set REDIS_URL to a running Redis",
+  tag: "[redis]",
 }
 
 /** The path of redis-server; installs Debian's `redis-server` package when there is none. */
 export function ensureRedisServer(log: (line: string) => void = console.log): string {
-  const found = findRedisServer()
-  if (found) return found
-  if (typeof process.getuid !== "function" || process.getuid() !== 0) {
-    throw new Error(
-      "No redis-server found for the production-topology tests. Install it (Debian/Ubuntu: sudo apt-get install -y --no-install-recommends redis-server), " +
-        "set REDIS_SERVER_PATH to the binary, or set REDIS_URL to a running Redis."
-    )
-  }
-  const started = Date.now()
-  log("[redis] installing Debian's redis-server package…")
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" }
-  execFileSync("apt-get", ["update", "-qq"], { stdio: "ignore", env })
-  // policy-rc.d-less containers: the package's own service start may fail; the binary is what we need
-  try {
-    execFileSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "redis-server"], { stdio: "ignore", env })
-  } catch (error) {
-    if (!findRedisServer()) throw error
-  }
-  const installed = findRedisServer()
-  if (!installed) throw new Error("apt-get installed redis-server but no binary was found at " + CANDIDATES.join(", "))
-  log(`[redis] redis-server installed in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-  return installed
+  return ensureDebianPackage(REDIS_SERVER, log)
 }
 
 export type RunningRedis = { url: string; stop(): Promise<void> }
