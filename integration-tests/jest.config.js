@@ -29,7 +29,7 @@ const base = {
   transform,
   testEnvironment: "node",
   moduleFileExtensions: ["js", "ts", "tsx", "json"],
-  modulePathIgnorePatterns: ["dist/", "<rootDir>/.medusa/", "<rootDir>/.demo/", "<rootDir>/integration-tests/app/src/"],
+  modulePathIgnorePatterns: ["dist/", "<rootDir>/.medusa/", "<rootDir>/.demo/", "<rootDir>/integration-tests/app/src/", "<rootDir>/integration-tests/storefront-next/"],
   setupFiles: ["<rootDir>/integration-tests/setup.js"],
 }
 
@@ -45,7 +45,7 @@ if (type === "unit") {
   module.exports = {
     ...base,
     testMatch: ["<rootDir>/integration-tests/**/*.spec.[jt]s?(x)"],
-    testPathIgnorePatterns: ["/node_modules/", "<rootDir>/integration-tests/app/"],
+    testPathIgnorePatterns: ["/node_modules/", "<rootDir>/integration-tests/app/", "<rootDir>/integration-tests/storefront-next/"],
     globalSetup: "<rootDir>/integration-tests/support/global-setup.mjs",
     globalTeardown: "<rootDir>/integration-tests/support/global-teardown.mjs",
     testTimeout: 180000,

@@ -1,0 +1,75 @@
+import { sdk } from "@lib/config"
+import { setAddresses, setShippingMethod } from "@lib/data/cart"
+import { listPayinBanks } from "@lib/data/payin"
+import { listCartPaymentMethods } from "@lib/data/payment"
+import { HttpTypes } from "@medusajs/types"
+import Payment from "@modules/checkout/components/payment"
+import PaymentButton from "@modules/checkout/components/payment-button"
+
+// The starter's checkout steps on one page, shortened: plain address and delivery forms
+// (its Addresses and Shipping components), then Payment and the Place order button (its Review).
+export default async function CheckoutForm({
+  cart,
+  countryCode,
+}: {
+  cart: HttpTypes.StoreCart
+  countryCode: string
+}) {
+  const { shipping_options } = await sdk.store.fulfillment.listCartOptions({
+    cart_id: cart.id,
+  })
+  const paymentMethods = await listCartPaymentMethods(cart.region_id ?? "")
+  // added: the banks and methods a pay-in may use, for the Payment step
+  const payinBanks = await listPayinBanks(cart.id)
+
+  return (
+    <div>
+      <form action={setAddresses}>
+        <h2>Shipping Address</h2>
+        <input name="email" type="email" placeholder="Email" required defaultValue={cart.email ?? ""} />
+        <input name="shipping_address.first_name" placeholder="First name" required defaultValue={cart.shipping_address?.first_name ?? ""} />
+        <input name="shipping_address.last_name" placeholder="Last name" required defaultValue={cart.shipping_address?.last_name ?? ""} />
+        <input name="shipping_address.address_1" placeholder="Address" required defaultValue={cart.shipping_address?.address_1 ?? ""} />
+        <input name="shipping_address.city" placeholder="City" required defaultValue={cart.shipping_address?.city ?? ""} />
+        <input name="shipping_address.postal_code" placeholder="Postal code" required defaultValue={cart.shipping_address?.postal_code ?? ""} />
+        <input name="shipping_address.country_code" type="hidden" value={countryCode} />
+        <button type="submit" data-testid="submit-address-button">
+          Continue to delivery
+        </button>
+      </form>
+
+      {cart.shipping_address && (
+        <form action={setShippingMethod}>
+          <h2>Delivery</h2>
+          {shipping_options.map((option) => (
+            <label key={option.id}>
+              <input
+                type="radio"
+                name="shipping_method_id"
+                value={option.id}
+                required
+                defaultChecked={cart.shipping_methods?.some((m) => m.shipping_option_id === option.id)}
+              />
+              {option.name}
+            </label>
+          ))}
+          <button type="submit" data-testid="submit-delivery-option-button">
+            Continue to payment
+          </button>
+        </form>
+      )}
+
+      {!!cart.shipping_methods?.length && paymentMethods && (
+        <Payment
+          cart={cart}
+          availablePaymentMethods={paymentMethods}
+          payinBanks={payinBanks}
+        />
+      )}
+
+      {!!cart.payment_collection?.payment_sessions?.length && (
+        <PaymentButton cart={cart} data-testid="submit-order-button" />
+      )}
+    </div>
+  )
+}
