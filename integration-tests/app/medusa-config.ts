@@ -34,6 +34,26 @@ const sharedModules = redisUrl
         },
       },
     ]
+// Medusa's Notification Module with its local provider (it only logs; the module stores the rows)
+// for the channels the plugin's shopper notifications use ("email", the default) and the admin's
+// feed: Medusa's default registers the local provider for "feed" only (README "Notifications").
+const notificationModule = {
+  resolve: "@medusajs/medusa/notification",
+  options: {
+    providers: [
+      {
+        resolve: "@medusajs/medusa/notification-local",
+        id: "local",
+        options: { name: "Local Notification Provider", channels: ["feed", "email"] },
+      },
+    ],
+  },
+}
+// Shopper notifications switched on from the config (npm run demo); off by default, as in a store.
+const notifications =
+  process.env.PAYIN_NOTIFICATIONS === "true"
+    ? { enabled: true, ...(process.env.PAYIN_ORDER_STATUS_URL ? { orderStatusUrl: process.env.PAYIN_ORDER_STATUS_URL } : {}) }
+    : undefined
 // Test-only plugin folders (the topology spec's probe subscriber), comma-separated absolute paths.
 const testPlugins = (process.env.PAYIN_APP_TEST_PLUGINS || "").split(",").filter(Boolean)
 // Shorter schedules for the tests (README: plugin options).
@@ -69,7 +89,7 @@ export default defineConfig(
       },
       ...(redisUrl ? { featureFlags: { caching: true } } : {}),
       plugins: testPlugins.map((resolve) => ({ resolve, options: {} })),
-      modules: sharedModules,
+      modules: [...sharedModules, notificationModule],
     },
     {
       source: "./src",
@@ -83,6 +103,7 @@ export default defineConfig(
           // the demo storefront's origin (npm run demo sets it); the Payment Page may send shoppers back there
           allowedRedirectOrigins: (process.env.PAYIN_DEMO_STOREFRONT_URL || "http://localhost:8000").split(","),
           manualRefunds: process.env.PAYIN_MANUAL_REFUNDS === "true",
+          ...(notifications ? { notifications } : {}),
         },
         // A second merchant account (the integration tests use one; PAYIN_SECOND_* variables)
         ...(process.env.PAYIN_SECOND_API_KEY ? [{ id: "second" }] : []),

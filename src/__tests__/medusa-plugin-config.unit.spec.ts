@@ -23,6 +23,13 @@ describe("parseProviderOptions", () => {
       paymentWindowSeconds: 900,
       manualRefunds: false,
       cancelUnpaidOrdersOnExpiry: true,
+      notifications: {
+        enabled: false,
+        channel: "email",
+        instructionsTemplate: "payin.instructions",
+        paidTemplate: "payin.paid",
+        expiredTemplate: "payin.expired",
+      },
     })
   })
 

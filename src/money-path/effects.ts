@@ -2,7 +2,7 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { PaymentActions } from "@medusajs/framework/utils"
 import { cancelOrderWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
 import { errorMessage } from "../client/errors"
-import type { LedgerRow } from "../modules/payin/ledger"
+import type { LedgerNotice, LedgerRow } from "../modules/payin/ledger"
 import { captureAmount } from "../modules/payin/money"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
@@ -102,6 +102,7 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
   if (orderId && payment?.captured_at) {
     effects.push("captured")
     await payin.ledger.effectDone(row.id, "capture", { captured: true, order_id: orderId, cart_id: session.cartId })
+    await announce(container, payin, row, { kind: "captured", order_id: orderId })
     return
   }
   if (!orderId && (payment?.captured_at || !after)) {
@@ -119,9 +120,11 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
   const ids = { order_id: session?.orderId ?? null, cart_id: session?.cartId ?? null }
   const instanceId = instanceIdOf(row.provider_id)
   const cancelUnpaid = instanceId ? ((await payin.settings.providerOptions(instanceId))?.cancelUnpaidOrdersOnExpiry ?? true) : false
+  let paidElsewhere = false
   if (session?.orderId && !session.paymentCapturedAt && cancelUnpaid) {
     const paidSibling = (await payin.ledger.ofCollections([session.payment_collection_id])).find((r) => r.id !== row.id && r.paid_at)
     const order = await loadOrder(container, session.orderId)
+    paidElsewhere = Boolean(paidSibling)
     if (paidSibling) {
       // a stray payment into an earlier pay-in of this order: keep the order, tell the merchant
       if (
@@ -142,4 +145,19 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
   await payin.ledger.markEndedByStore(row.id, "payment window ended unpaid", ids)
   await payin.ledger.effectDone(row.id, "cancel_order", { ended: true, ...ids })
   effects.push("ended")
+  if (!paidElsewhere && !session?.paymentCapturedAt) {
+    await announce(container, payin, row, { kind: "expired", order_id: ids.order_id, order_canceled: effects.includes("order_canceled") })
+  }
+}
+
+/**
+ * Emits payin.captured / payin.expired once the effect is committed (shopper notifications are
+ * sent by their subscribers, on a worker). Never throws: the money path does not depend on it.
+ */
+async function announce(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, notice: LedgerNotice): Promise<void> {
+  try {
+    await payin.emit((await payin.ledger.get(row.id)) ?? row, [notice])
+  } catch (error) {
+    container.resolve("logger").warn(`payin: could not announce ${notice.kind} of ${row.id}: ${errorMessage(error)}`)
+  }
 }

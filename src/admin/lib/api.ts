@@ -59,6 +59,17 @@ export type ProviderValues = {
   paymentWindowSeconds: number
   manualRefunds: boolean
   cancelUnpaidOrdersOnExpiry: boolean
+  notifications: NotificationValues
+}
+
+/** Shopper notifications through Medusa's Notification Module (README "Notifications"). */
+export type NotificationValues = {
+  enabled: boolean
+  channel: string
+  instructionsTemplate: string
+  paidTemplate: string
+  expiredTemplate: string
+  orderStatusUrl?: string
 }
 
 export type ProviderSettings = {

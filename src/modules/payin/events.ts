@@ -8,16 +8,35 @@ export const PAYIN_EVENTS = {
   DISPUTE_UPDATED: "payin.dispute_updated",
   AMOUNT_RECALCULATED: "payin.amount_recalculated",
   PAYMENT_FLAGGED: "payin.payment_flagged",
+  /** The plugin had Medusa capture a paid pay-in's payment for its order (once per pay-in). */
+  CAPTURED: "payin.captured",
+  /** A pay-in's window ended unpaid and the store ended it (its order canceled when cancelUnpaidOrdersOnExpiry). */
+  EXPIRED: "payin.expired",
 } as const
 
-export type PayinEvent = { name: string; data: Record<string, unknown> }
+/**
+ * Delivery options of the events shopper notifications are sent on: with the Redis event bus a
+ * subscriber that failed (e.g. the notification provider was down) is retried, 3 attempts with
+ * backoff (5 s, 10 s). The in-memory event bus ignores them.
+ */
+export const RETRIED_EVENT_OPTIONS = { attempts: 3, backoff: { type: "exponential", delay: 5_000 } } as const
 
-/** The events a ledger change means: dispute moves and new flags. */
+export type PayinEvent = { name: string; data: Record<string, unknown>; options?: Record<string, unknown> }
+
+/** The events a ledger change means: dispute moves, new flags, captures and expiries. */
 export function eventsOf(row: LedgerRow, notices: LedgerNotice[]): PayinEvent[] {
   const events: PayinEvent[] = []
   for (const notice of notices) {
     if (notice.kind === "flag") {
       events.push({ name: PAYIN_EVENTS.PAYMENT_FLAGGED, data: { ...eventData(row), flag: notice.flag, details: notice.details } })
+    } else if (notice.kind === "captured") {
+      events.push({ name: PAYIN_EVENTS.CAPTURED, data: { ...eventData(row), order_id: notice.order_id }, options: RETRIED_EVENT_OPTIONS })
+    } else if (notice.kind === "expired") {
+      events.push({
+        name: PAYIN_EVENTS.EXPIRED,
+        data: { ...eventData(row), order_id: notice.order_id ?? row.order_id, order_canceled: notice.order_canceled },
+        options: RETRIED_EVENT_OPTIONS,
+      })
     } else if (notice.to === "dispute" && !isDisputeStatus(notice.from)) {
       events.push({ name: PAYIN_EVENTS.DISPUTE_OPENED, data: eventData(row) })
     } else if (notice.to === "dispute" || notice.to === "checking") {

@@ -30,6 +30,10 @@ export type Effect = StatusEffect
 export type LedgerNotice =
   | { kind: "status"; from: LedgerStatus; to: LedgerStatus }
   | { kind: "flag"; flag: PayinFlag; details: Record<string, unknown> }
+  /** The money path had Medusa capture the pay-in's payment for its order. */
+  | { kind: "captured"; order_id: string }
+  /** The payment window ended unpaid and the store ended the pay-in (and canceled its order, when set to). */
+  | { kind: "expired"; order_id: string | null; order_canceled: boolean }
 
 export type RecordResult = { row: LedgerRow; transition: TransitionResult; notices: LedgerNotice[] }
 

@@ -5,6 +5,7 @@
  */
 import { z } from "zod"
 import { PAYIN_METHODS, HttpUrlSchema, SupportLinkSchema } from "../../client/schemas"
+import { orderStatusUrlTemplateError } from "../../notifications/order-status-url"
 import { payinProviderId } from "../../provider-id"
 
 /** Payment methods the service knows (spec: pay-in request body, `method`). */
@@ -81,6 +82,45 @@ export const amountPolicySchema = z
   })
   .strict()
 
+/** A notification template name (the name in the notification provider's system). */
+const templateName = (field: string, fallback: string) =>
+  z
+    .string({ error: `notifications.${field} must be text` })
+    .trim()
+    .min(1, { message: `notifications.${field} must not be empty` })
+    .max(256, { message: `notifications.${field} must be at most 256 characters` })
+    .default(fallback)
+
+/**
+ * Shopper notifications through Medusa's Notification Module (src/notifications): off unless
+ * `enabled`; sent on `channel` (a notification provider must be registered for it) with one
+ * template per kind; `orderStatusUrl` builds the order's status page link.
+ */
+export const notificationsOptionsSchema = z
+  .object({
+    enabled: z.boolean({ error: "notifications.enabled must be true or false" }).default(false),
+    channel: z
+      .string({ error: "notifications.channel must be text" })
+      .trim()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, {
+        message: 'notifications.channel must be a channel name such as "email" (letters, digits, "_", ".", ":", "-"; at most 64)',
+      })
+      .default("email"),
+    instructionsTemplate: templateName("instructionsTemplate", "payin.instructions"),
+    paidTemplate: templateName("paidTemplate", "payin.paid"),
+    expiredTemplate: templateName("expiredTemplate", "payin.expired"),
+    /** The order's status page: an http(s) URL with {order_id}, {display_id}, {cart_id}, {country_code}. */
+    orderStatusUrl: z
+      .string({ error: "notifications.orderStatusUrl must be text" })
+      .trim()
+      .superRefine((value, ctx) => {
+        const error = orderStatusUrlTemplateError(value)
+        if (error) ctx.addIssue({ code: "custom", message: `notifications.orderStatusUrl ${error}` })
+      })
+      .optional(),
+  })
+  .strict()
+
 /** Options of one payment provider instance (`pp_payin_<id>`). */
 export const providerOptionsSchema = z
   .object({
@@ -132,6 +172,14 @@ export const providerOptionsSchema = z
     manualRefunds: z.boolean({ error: "manualRefunds must be true or false" }).default(false),
     /** Cancel an order placed before payment when its pay-in expires unpaid. */
     cancelUnpaidOrdersOnExpiry: z.boolean({ error: "cancelUnpaidOrdersOnExpiry must be true or false" }).default(true),
+    /** Shopper notifications (payment instructions, paid, expired) through Medusa's Notification Module; off by default. */
+    notifications: notificationsOptionsSchema.default({
+      enabled: false,
+      channel: "email",
+      instructionsTemplate: "payin.instructions",
+      paidTemplate: "payin.paid",
+      expiredTemplate: "payin.expired",
+    }),
   })
   .strict()
 
@@ -243,12 +291,22 @@ export function parsePluginOptions(input: PayinPluginOptionsInput | undefined): 
   return parseWith(pluginOptionsSchema, input, "plugin options")
 }
 
+/**
+ * Provider options that are groups of fields set one by one (from medusa-config and the admin):
+ * each field has its own source and can be reset on its own, as `<group>.<field>`.
+ */
+export const PROVIDER_OPTION_GROUPS = {
+  paymentPage: paymentPageOptionsSchema,
+  notifications: notificationsOptionsSchema,
+} as const
+export type ProviderOptionGroup = keyof typeof PROVIDER_OPTION_GROUPS
+
 /** Where a configured value came from (the admin's overrides are layered on top at run time). */
 export type ConfigSource = "config" | "env" | "default"
 
 /**
  * The source of each provider option: given in medusa-config, taken from the environment
- * (apiKey, baseUrl), or the default. Payment Page fields are listed as `paymentPage.<field>`.
+ * (apiKey, baseUrl), or the default. Fields of a group (PROVIDER_OPTION_GROUPS) are listed as `<group>.<field>`.
  */
 export function providerConfigSources(
   input: PayinProviderOptionsInput | undefined,
@@ -264,9 +322,11 @@ export function providerConfigSources(
       sources[key] = "env"
     else sources[key] = "default"
   }
-  const page = (raw.paymentPage ?? {}) as Record<string, unknown>
-  for (const key of Object.keys(paymentPageOptionsSchema.shape)) {
-    sources[`paymentPage.${key}`] = page[key] !== undefined ? "config" : "default"
+  for (const [group, schema] of Object.entries(PROVIDER_OPTION_GROUPS)) {
+    const given = (raw[group] ?? {}) as Record<string, unknown>
+    for (const key of Object.keys(schema.shape)) {
+      sources[`${group}.${key}`] = given[key] !== undefined ? "config" : "default"
+    }
   }
   return sources
 }

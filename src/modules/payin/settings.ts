@@ -4,8 +4,10 @@
  */
 import { z } from "zod"
 import {
+  PROVIDER_OPTION_GROUPS,
   PayinPluginOptions,
   PayinProviderOptions,
+  ProviderOptionGroup,
   amountPolicySchema,
   paymentPageOptionsSchema,
   pluginOptionsSchema,
@@ -20,6 +22,11 @@ export const PROVIDER_SETTING_FIELDS = Object.keys(providerOptionsSchema.shape).
 ) as ProviderSettingField[]
 export type ProviderSettingField = Exclude<keyof typeof providerOptionsSchema.shape, "id" | "apiKey">
 export const PAGE_FIELDS = Object.keys(paymentPageOptionsSchema.shape) as (keyof typeof paymentPageOptionsSchema.shape)[]
+/** The option groups whose fields are set, sourced and reset one by one (`paymentPage`, `notifications`). */
+export const GROUP_FIELDS = Object.fromEntries(
+  Object.entries(PROVIDER_OPTION_GROUPS).map(([group, schema]) => [group, Object.keys(schema.shape)])
+) as { [G in ProviderOptionGroup]: string[] }
+const isGroup = (field: string): field is ProviderOptionGroup => field in PROVIDER_OPTION_GROUPS
 export const PLUGIN_SETTING_FIELDS = Object.keys(pluginOptionsSchema.shape) as (keyof typeof pluginOptionsSchema.shape)[]
 
 /** How long an instance trusts its copy of the settings before it reads them again. */
@@ -32,8 +39,8 @@ export const providerScope = (id: string) => `provider:${id}`
 export type ConfigSources = Record<string, Exclude<OptionSource, "admin">>
 
 /** What is stored for a scope: only the fields set from the admin. */
-export type ProviderOverrides = Partial<Omit<PayinProviderOptions, "id" | "apiKey" | "paymentPage">> & {
-  paymentPage?: Partial<PayinProviderOptions["paymentPage"]>
+export type ProviderOverrides = Partial<Omit<PayinProviderOptions, "id" | "apiKey" | ProviderOptionGroup>> & {
+  [G in ProviderOptionGroup]?: Partial<PayinProviderOptions[G]>
 }
 export type PluginOverrides = Partial<PayinPluginOptions>
 
@@ -58,16 +65,23 @@ const revision = z.number({ error: "revision must be a number" }).int().min(0).o
 /** POST /admin/payin/settings/:id: the provider option fields (derived from the option schema), the key, the revision. */
 export const providerSettingsPatchSchema = z
   .object({
-    ...patchOf(PROVIDER_SETTING_FIELDS.filter((f) => f !== "paymentPage" && f !== "amountPolicy")),
+    ...patchOf(PROVIDER_SETTING_FIELDS.filter((f) => !isGroup(f) && f !== "amountPolicy")),
     apiKey: z.preprocess(emptyToNull, z.string({ error: "apiKey must be text" }).trim().nullable()).optional(),
-    paymentPage: z.strictObject(patchOf(PAGE_FIELDS)).nullable().optional(),
+    paymentPage: z.strictObject(patchOf(GROUP_FIELDS.paymentPage)).nullable().optional(),
+    notifications: z.strictObject(patchOf(GROUP_FIELDS.notifications)).nullable().optional(),
     amountPolicy: z.strictObject(patchOf(Object.keys(amountPolicySchema.shape))).nullable().optional(),
     revision,
   })
   .strict()
 export type ProviderSettingsPatch = {
   [K in ProviderSettingField]?: unknown
-} & { apiKey?: string | null; revision?: number; paymentPage?: Record<string, unknown> | null; amountPolicy?: Record<string, unknown> | null }
+} & {
+  apiKey?: string | null
+  revision?: number
+  paymentPage?: Record<string, unknown> | null
+  notifications?: Record<string, unknown> | null
+  amountPolicy?: Record<string, unknown> | null
+}
 
 /** POST /admin/payin/settings (plugin-wide): the plugin option fields, derived from the option schema. */
 export const pluginSettingsPatchSchema = z.object({ ...patchOf(PLUGIN_SETTING_FIELDS), revision }).strict()
@@ -113,19 +127,20 @@ export function applyProviderPatch(
   for (const field of PROVIDER_SETTING_FIELDS) {
     if (!(field in patch) || patch[field] === undefined) continue
     const value = patch[field]
-    if (field === "paymentPage") {
+    if (isGroup(field)) {
+      // a group's fields one by one; null for the whole group (or a field) = back to medusa-config
       if (value === null) {
-        delete next.paymentPage
+        delete next[field]
         continue
       }
-      const page: Record<string, unknown> = { ...((current.paymentPage as Record<string, unknown>) ?? {}) }
+      const group: Record<string, unknown> = { ...((current[field] as Record<string, unknown>) ?? {}) }
       for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
         if (v === undefined) continue
-        if (v === null || v === "") delete page[key]
-        else page[key] = v
+        if (v === null || v === "") delete group[key]
+        else group[key] = v
       }
-      if (Object.keys(page).length) next.paymentPage = page
-      else delete next.paymentPage
+      if (Object.keys(group).length) next[field] = group
+      else delete next[field]
       continue
     }
     if (field === "amountPolicy" && value !== null) {
@@ -144,12 +159,12 @@ export function applyProviderPatch(
   const normalised: Record<string, unknown> = {}
   for (const key of Object.keys(next)) {
     const out = (result.data as Record<string, unknown>)[key]
-    if (key === "paymentPage") {
-      const page: Record<string, unknown> = {}
-      for (const pageKey of Object.keys(next.paymentPage as object)) {
-        page[pageKey] = (out as Record<string, unknown>)[pageKey]
+    if (isGroup(key)) {
+      const group: Record<string, unknown> = {}
+      for (const groupKey of Object.keys(next[key] as object)) {
+        group[groupKey] = (out as Record<string, unknown>)[groupKey]
       }
-      normalised.paymentPage = page
+      normalised[key] = group
     } else {
       normalised[key] = out
     }
@@ -181,11 +196,12 @@ export function mergeProviderOptions(
     ...config,
     ...(overrides as Partial<PayinProviderOptions>),
     paymentPage: { ...config.paymentPage, ...(overrides.paymentPage ?? {}) },
+    notifications: { ...config.notifications, ...(overrides.notifications ?? {}) },
     apiKey,
   }
 }
 
-/** The source of every field, and of each Payment Page field as `paymentPage.<field>`. */
+/** The source of every field, and of each field of a group as `<group>.<field>` (e.g. `paymentPage.successUrl`). */
 export function providerSources(
   overrides: ProviderOverrides,
   configSources: ConfigSources | undefined,
@@ -194,17 +210,19 @@ export function providerSources(
   const sources: Record<string, OptionSource | null> = { apiKey: apiKeySource }
   const fromConfig = (key: string): Exclude<OptionSource, "admin"> => configSources?.[key] ?? "config"
   for (const field of PROVIDER_SETTING_FIELDS) {
-    if (field === "paymentPage") continue
+    if (isGroup(field)) continue
     sources[field] = field in overrides ? "admin" : fromConfig(field)
   }
-  const page = overrides.paymentPage ?? {}
-  let anyAdmin = false
-  for (const key of PAGE_FIELDS) {
-    const path = `paymentPage.${key}`
-    if (key in page) anyAdmin = true
-    sources[path] = key in page ? "admin" : fromConfig(path)
+  for (const [group, fields] of Object.entries(GROUP_FIELDS) as [ProviderOptionGroup, string[]][]) {
+    const set = (overrides[group] ?? {}) as Record<string, unknown>
+    let anyAdmin = false
+    for (const key of fields) {
+      const path = `${group}.${key}`
+      if (key in set) anyAdmin = true
+      sources[path] = key in set ? "admin" : fromConfig(path)
+    }
+    sources[group] = anyAdmin ? "admin" : fromConfig(group)
   }
-  sources.paymentPage = anyAdmin ? "admin" : fromConfig("paymentPage")
   return sources
 }
 

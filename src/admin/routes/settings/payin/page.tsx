@@ -49,6 +49,12 @@ type Draft = {
   paymentWindowSeconds: string
   manualRefunds: boolean
   cancelUnpaidOrdersOnExpiry: boolean
+  notifyEnabled: boolean
+  notifyChannel: string
+  instructionsTemplate: string
+  paidTemplate: string
+  expiredTemplate: string
+  orderStatusUrl: string
   reconcileIntervalSeconds: string
   effectRetryLimit: string
   lockTtlSeconds: string
@@ -71,6 +77,12 @@ function draftOf(p: ProviderSettings, plugin: AllSettings["plugin"]): Draft {
     paymentWindowSeconds: String(v.paymentWindowSeconds),
     manualRefunds: v.manualRefunds,
     cancelUnpaidOrdersOnExpiry: v.cancelUnpaidOrdersOnExpiry,
+    notifyEnabled: v.notifications.enabled,
+    notifyChannel: v.notifications.channel,
+    instructionsTemplate: v.notifications.instructionsTemplate,
+    paidTemplate: v.notifications.paidTemplate,
+    expiredTemplate: v.notifications.expiredTemplate,
+    orderStatusUrl: v.notifications.orderStatusUrl ?? "",
     reconcileIntervalSeconds: String(plugin.values.reconcileIntervalSeconds),
     effectRetryLimit: String(plugin.values.effectRetryLimit),
     lockTtlSeconds: String(plugin.values.lockTtlSeconds),
@@ -100,6 +112,13 @@ function patchOf(d: Draft, initial: Draft): { provider: Record<string, unknown>;
   if (d.paymentWindowSeconds !== initial.paymentWindowSeconds) provider.paymentWindowSeconds = num(d.paymentWindowSeconds)
   if (d.manualRefunds !== initial.manualRefunds) provider.manualRefunds = d.manualRefunds
   if (d.cancelUnpaidOrdersOnExpiry !== initial.cancelUnpaidOrdersOnExpiry) provider.cancelUnpaidOrdersOnExpiry = d.cancelUnpaidOrdersOnExpiry
+  const notifications: Record<string, unknown> = {}
+  if (d.notifyEnabled !== initial.notifyEnabled) notifications.enabled = d.notifyEnabled
+  if (d.notifyChannel !== initial.notifyChannel) notifications.channel = d.notifyChannel.trim() || null
+  for (const key of ["instructionsTemplate", "paidTemplate", "expiredTemplate", "orderStatusUrl"] as const) {
+    if (d[key] !== initial[key]) notifications[key] = d[key].trim() || null
+  }
+  if (Object.keys(notifications).length) provider.notifications = notifications
   const plugin: Record<string, unknown> = {}
   if (d.reconcileIntervalSeconds !== initial.reconcileIntervalSeconds) plugin.reconcileIntervalSeconds = num(d.reconcileIntervalSeconds)
   if (d.effectRetryLimit !== initial.effectRetryLimit) plugin.effectRetryLimit = num(d.effectRetryLimit)
@@ -430,6 +449,67 @@ function ProviderForm({ settings, all }: { settings: ProviderSettings; all: AllS
             <Switch checked={draft[key]} onCheckedChange={(v) => set(key, v)} data-testid={`payin-field-${key}`} />
           </Field>
         ))}
+      </Section>
+
+      <Section title={t("payin.settings.notifications")}>
+        <Text size="small" className="text-ui-fg-subtle">{t("payin.settings.notificationsHint")}</Text>
+        <Field
+          field="notifications.enabled"
+          label={t("payin.settings.notifyEnabled")}
+          source={src("notifications.enabled")}
+          error={errors["notifications.enabled"]}
+          onReset={reset({ notifications: { enabled: null } })}
+        >
+          <Switch checked={draft.notifyEnabled} onCheckedChange={(v) => set("notifyEnabled", v)} data-testid="payin-field-notifications.enabled" />
+        </Field>
+        <Field
+          field="notifications.channel"
+          label={t("payin.settings.notifyChannel")}
+          hint={t("payin.settings.notifyChannelHint")}
+          source={src("notifications.channel")}
+          error={errors["notifications.channel"]}
+          onReset={reset({ notifications: { channel: null } })}
+        >
+          <Input
+            id="payin-notifications.channel"
+            value={draft.notifyChannel}
+            onChange={(e) => set("notifyChannel", e.target.value)}
+            data-testid="payin-field-notifications.channel"
+          />
+        </Field>
+        {(["instructionsTemplate", "paidTemplate", "expiredTemplate"] as const).map((key) => (
+          <Field
+            key={key}
+            field={`notifications.${key}`}
+            label={t(`payin.settings.${key}`)}
+            source={src(`notifications.${key}`)}
+            error={errors[`notifications.${key}`]}
+            onReset={reset({ notifications: { [key]: null } })}
+          >
+            <Input
+              id={`payin-notifications.${key}`}
+              value={draft[key]}
+              onChange={(e) => set(key, e.target.value)}
+              data-testid={`payin-field-notifications.${key}`}
+            />
+          </Field>
+        ))}
+        <Field
+          field="notifications.orderStatusUrl"
+          label={t("payin.settings.orderStatusUrl")}
+          hint={t("payin.settings.orderStatusUrlHint")}
+          source={src("notifications.orderStatusUrl")}
+          error={errors["notifications.orderStatusUrl"]}
+          onReset={reset({ notifications: { orderStatusUrl: null } })}
+        >
+          <Input
+            id="payin-notifications.orderStatusUrl"
+            value={draft.orderStatusUrl}
+            placeholder="https://shop.example.com/{country_code}/order/{order_id}"
+            onChange={(e) => set("orderStatusUrl", e.target.value)}
+            data-testid="payin-field-notifications.orderStatusUrl"
+          />
+        </Field>
       </Section>
 
       <Section title={t("payin.settings.plugin")}>

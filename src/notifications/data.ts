@@ -1,0 +1,151 @@
+/**
+ * What a shopper notification carries (pure): the kinds, their idempotency keys and templates,
+ * and the `data` an email template renders. README "Notifications" documents every key; the
+ * notification sender (notify.ts) gathers the inputs from Medusa and the ledger.
+ */
+import { decimal2 } from "../api/store/payin/status-view"
+import { paymentLinks, safePaymentPageUrl } from "../storefront/links"
+import { fillOrderStatusUrl } from "./order-status-url"
+
+export const NOTIFICATION_KINDS = ["instructions", "paid", "expired"] as const
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number]
+
+/** Exactly one notification per order and kind: the Notification Module's unique idempotency key. */
+export function notificationKey(kind: NotificationKind, orderId: string): string {
+  return `payin:${kind}:${orderId}`
+}
+
+/** The notification settings of a provider instance (its `notifications` option group). */
+export type NotificationSettings = {
+  enabled: boolean
+  channel: string
+  instructionsTemplate: string
+  paidTemplate: string
+  expiredTemplate: string
+  orderStatusUrl?: string
+}
+
+export function templateOf(kind: NotificationKind, settings: NotificationSettings): string {
+  return kind === "instructions" ? settings.instructionsTemplate : kind === "paid" ? settings.paidTemplate : settings.expiredTemplate
+}
+
+/** The order as the notification needs it (read through Medusa's query). */
+export type NotificationOrder = {
+  id: string
+  display_id?: number | string | null
+  email?: string | null
+  status?: string | null
+  customer_id?: string | null
+  cart_id?: string | null
+  shipping_address?: { country_code?: string | null } | null
+  billing_address?: { country_code?: string | null } | null
+}
+
+/** The ledger columns the notification reads. */
+export type NotificationPayin = {
+  provider_id: string
+  service_id?: string | null
+  amount?: unknown
+  raw_amount?: { value?: unknown } | null
+  currency_code: string
+  fiat_amount?: string | null
+  assigned_amount?: string | null
+  fiat_currency?: unknown
+  method?: unknown
+  bank?: unknown
+  requisite?: Record<string, unknown> | null
+  payment_page_url?: string | null
+  expires_at?: Date | string | null
+  paid_at?: Date | string | null
+}
+
+/** The `data` of every pay-in notification: the same keys for every kind, null where a kind has no value. */
+export type PayinNotificationData = {
+  kind: NotificationKind
+  order_id: string
+  display_id: number | string | null
+  email: string
+  amount: string | null
+  currency: string
+  paid_amount: string | null
+  method: string | null
+  bank: string | null
+  requisite_number: string | null
+  owner_name: string | null
+  sbp_number: string | null
+  sbp_link: string | null
+  payment_page_url: string | null
+  expires_at: string | null
+  paid_at: string | null
+  order_status_url: string | null
+  order_canceled: boolean
+  provider_id: string
+  payin_id: string | null
+}
+
+/** The country of an order: its shipping address's, else its billing address's (lower case, as Medusa keeps it). */
+export function orderCountry(order: NotificationOrder): string | null {
+  const code = order.shipping_address?.country_code || order.billing_address?.country_code
+  return code ? code.toLowerCase() : null
+}
+
+/** The order's status page, from the merchant's template; null without a template or a value it needs. */
+export function orderStatusUrl(template: string | undefined | null, order: NotificationOrder): string | null {
+  if (!template) return null
+  return fillOrderStatusUrl(template, {
+    order_id: order.id,
+    display_id: order.display_id,
+    cart_id: order.cart_id,
+    country_code: orderCountry(order),
+  })
+}
+
+/**
+ * The notification's `data`. The requisites, the SBP link and the Payment Page link are given in
+ * `instructions` only: once a pay-in is paid or over, a transfer to them would be a stray payment.
+ */
+export function notificationData(
+  kind: NotificationKind,
+  order: NotificationOrder & { email: string },
+  payin: NotificationPayin,
+  settings: Pick<NotificationSettings, "orderStatusUrl">
+): PayinNotificationData {
+  const requisite = payin.requisite ?? null
+  const number = text(requisite?.requisites)
+  const method = text(payin.method)
+  const instructions = kind === "instructions"
+  const links = instructions && number ? paymentLinks({ method, requisite: { bank: "", owner_name: "", number, sbp_number: null } }) : {}
+  return {
+    kind,
+    order_id: order.id,
+    display_id: order.display_id ?? null,
+    email: order.email,
+    // what the shopper was asked to transfer (the service's amount: inside a fiatAmountRange it may differ from the order total)
+    amount: decimal2(payin.assigned_amount) ?? decimal2(payin.fiat_amount) ?? decimal2(payin.raw_amount?.value ?? payin.amount),
+    currency: String(text(payin.fiat_currency) ?? payin.currency_code).toUpperCase(),
+    paid_amount: kind === "paid" ? decimal2(payin.fiat_amount) : null,
+    method,
+    bank: text(payin.bank) ?? text(requisite?.bank),
+    requisite_number: instructions ? number : null,
+    owner_name: instructions ? text(requisite?.ownerName) : null,
+    sbp_number: instructions ? text(requisite?.sbpNumber) : null,
+    sbp_link: links.sbpQrUrl ?? null,
+    payment_page_url: instructions ? safePaymentPageUrl(payin.payment_page_url) : null,
+    expires_at: iso(payin.expires_at),
+    paid_at: kind === "paid" ? iso(payin.paid_at) : null,
+    order_status_url: orderStatusUrl(settings.orderStatusUrl, order),
+    order_canceled: order.status === "canceled",
+    provider_id: payin.provider_id,
+    payin_id: payin.service_id ?? null,
+  }
+}
+
+function text(value: unknown): string | null {
+  return typeof value === "string" && value.trim() !== "" ? value : null
+}
+
+function iso(value: unknown): string | null {
+  if (value === null || value === undefined || value === "") return null
+  const date = value instanceof Date ? value : new Date(value as string)
+  return Number.isNaN(date.getTime()) ? null : date.toISOString()
+}

@@ -1,0 +1,288 @@
+/**
+ * Shopper notifications through Medusa's Notification Module: `instructions` when an order is
+ * placed awaiting its pay-in, `paid` when the payment was captured, `expired` when the window
+ * ended unpaid. Called by the subscriber (src/subscribers/payin-notifications.ts), so on a
+ * worker in a server + worker topology, after the money path committed: nothing here can fail or
+ * roll back a capture or a cancel.
+ *
+ * Exactly one notification per order and kind: the module's unique `idempotency_key`
+ * (`payin:<kind>:<order_id>`), checked and written under a lock of that key (a shared locking
+ * provider holds it across processes); a concurrent duplicate that still reaches the unique index
+ * is "already sent". A notification the provider failed to send (status `failure`) is sent again,
+ * on the same row, when its trigger is retried.
+ */
+import type { CreateNotificationDTO, MedusaContainer } from "@medusajs/framework/types"
+import { ContainerRegistrationKeys, MedusaError, Modules } from "@medusajs/framework/utils"
+import { PAYIN_MODULE } from "../../medusa-plugin.config"
+import { errorMessage } from "../client/errors"
+import type { LedgerRow } from "../modules/payin/ledger"
+import type PayinModuleService from "../modules/payin/service"
+import { LockTimeoutError, withLock } from "../money-path/lock"
+import { loadSession } from "../money-path/medusa"
+import { instanceIdOf, isPayinProvider } from "../provider-id"
+import {
+  NotificationKind,
+  NotificationOrder,
+  NotificationSettings,
+  notificationData,
+  notificationKey,
+  templateOf,
+} from "./data"
+
+export type NotifyOutcome =
+  /** created (and handed to the channel's provider) now */
+  | "sent"
+  /** the order already has this notification, or another process is sending it right now */
+  | "already_sent"
+  /** notifications are off for the pay-in's provider instance */
+  | "disabled"
+  /** nothing to send: no order, no email, not (or no longer) in the state the kind is about */
+  | "skipped"
+  /** the Notification Module or the provider failed (logged; retried with the trigger) */
+  | "failed"
+
+export type NotifyResult = { kind: NotificationKind | null; outcome: NotifyOutcome; order_id: string | null; error?: string }
+
+type Query = { graph: (config: Record<string, unknown>) => Promise<{ data: any[] }> }
+type NotificationService = {
+  listNotifications(filters: Record<string, unknown>, config?: Record<string, unknown>): Promise<{ id: string; status: string }[]>
+  createNotifications(data: CreateNotificationDTO): Promise<unknown>
+}
+/**
+ * The order with its payment collections' statuses. (Medusa computes an order's `payment_status`
+ * in its order workflows; query.graph does not return it. The collections carry it: `awaiting`
+ * while a pay-in is awaited, `completed` once captured, `canceled` with the order.)
+ */
+type Order = NotificationOrder & { collection_ids: string[]; collection_statuses: string[] }
+const awaitingPayment = (order: Order) => order.collection_statuses.includes("awaiting") && !order.collection_statuses.includes("completed")
+const paymentCompleted = (order: Order) => order.collection_statuses.includes("completed")
+
+/** How long a process may hold a notification key (the provider's send happens inside). */
+const SEND_LOCK = { expireSeconds: 60, waitMs: 10_000 }
+
+const payinOf = (container: MedusaContainer) => container.resolve<PayinModuleService>(PAYIN_MODULE)
+const queryOf = (container: MedusaContainer) => container.resolve(ContainerRegistrationKeys.QUERY) as unknown as Query
+
+/** Whether any provider instance has notifications on (settings cached 5 s): events cost nothing otherwise. */
+export async function anyNotificationsEnabled(payin: PayinModuleService): Promise<boolean> {
+  for (const id of payin.settings.instanceIds()) {
+    if ((await payin.settings.providerOptions(id))?.notifications.enabled) return true
+  }
+  return false
+}
+
+async function settingsOf(payin: PayinModuleService, providerId: string): Promise<NotificationSettings | null> {
+  const id = instanceIdOf(providerId)
+  const options = id ? await payin.settings.providerOptions(id) : null
+  return options?.notifications.enabled ? options.notifications : null
+}
+
+async function loadOrder(container: MedusaContainer, orderId: string): Promise<Order | null> {
+  const query = queryOf(container)
+  const [{ data: orders }, { data: carts }] = await Promise.all([
+    query.graph({
+      entity: "order",
+      fields: [
+        "id",
+        "display_id",
+        "email",
+        "status",
+        "customer_id",
+        "shipping_address.country_code",
+        "billing_address.country_code",
+        "payment_collections.id",
+        "payment_collections.status",
+      ],
+      filters: { id: orderId },
+    }),
+    query.graph({ entity: "order_cart", fields: ["cart_id"], filters: { order_id: orderId } }),
+  ])
+  const order = orders[0]
+  if (!order) return null
+  const collections = (order.payment_collections ?? []) as { id: string; status?: string }[]
+  return {
+    ...order,
+    cart_id: (carts[0] as { cart_id?: string } | undefined)?.cart_id ?? null,
+    collection_ids: collections.map((c) => c.id).filter(Boolean),
+    collection_statuses: collections.map((c) => c.status ?? ""),
+  }
+}
+
+/** A pay-in row whose payment session is the order's own (a replaced session's pay-in is another cart state's). */
+async function isOrdersPayin(container: MedusaContainer, row: LedgerRow, orderId: string) {
+  if (!row.session_id || row.session_deleted_at) return null
+  const session = await loadSession(container, row.session_id)
+  return session?.orderId === orderId ? session : null
+}
+
+function isOpen(row: LedgerRow, now: number): boolean {
+  const expires = row.expires_at ? new Date(row.expires_at as unknown as string).getTime() : null
+  return (
+    row.status === "active" &&
+    !row.paid_at &&
+    !row.store_canceled_at &&
+    !row.session_deleted_at &&
+    (expires === null || expires > now) &&
+    Boolean(row.requisite || row.payment_page_url)
+  )
+}
+
+/**
+ * `order.placed`: the order's pay-in was paid and captured already (the shopper paid first) →
+ * `paid`, never instructions; it is open and the order awaits payment → `instructions`; paid but
+ * not captured yet → nothing (payin.captured sends `paid`).
+ */
+export async function notifyOrderPlaced(container: MedusaContainer, orderId: string, trigger = "order.placed"): Promise<NotifyResult> {
+  return guarded(container, null, orderId, async () => {
+    const payin = payinOf(container)
+    if (!(await anyNotificationsEnabled(payin))) return { kind: null, outcome: "disabled", order_id: orderId }
+    const order = await loadOrder(container, orderId)
+    const rows = order ? (await payin.ledger.ofCollections(order.collection_ids)).filter((r) => r.session_id) : []
+    if (!order || !rows.length) return { kind: null, outcome: "skipped", order_id: orderId }
+    const paid = rows.filter((r) => r.paid_at)
+    if (paid.length) {
+      for (const row of paid) {
+        const session = await isOrdersPayin(container, row, order.id)
+        if (session?.paymentCapturedAt) return send(container, "paid", order, row, trigger)
+      }
+      return { kind: "paid", outcome: "skipped", order_id: orderId }
+    }
+    if (!awaitingPayment(order) || order.status === "canceled") {
+      return { kind: "instructions", outcome: "skipped", order_id: orderId }
+    }
+    const now = Date.now()
+    for (const row of rows) {
+      if (isOpen(row, now) && (await isOrdersPayin(container, row, order.id))) {
+        return send(container, "instructions", order, row, trigger)
+      }
+    }
+    return { kind: "instructions", outcome: "skipped", order_id: orderId }
+  })
+}
+
+/** `payin.captured` (or Medusa's `payment.captured` of a pay-in): the payment of the pay-in's order was captured → `paid`. */
+export async function notifyCaptured(container: MedusaContainer, ledgerId: string, trigger: string): Promise<NotifyResult> {
+  return guarded(container, "paid", null, async () => {
+    const payin = payinOf(container)
+    const row = await payin.ledger.get(ledgerId)
+    if (!row?.session_id) return { kind: "paid", outcome: "skipped", order_id: null }
+    if (!(await settingsOf(payin, row.provider_id))) return { kind: "paid", outcome: "disabled", order_id: row.order_id }
+    const session = await loadSession(container, row.session_id)
+    const order = session?.orderId && session.paymentCapturedAt ? await loadOrder(container, session.orderId) : null
+    if (!order) return { kind: "paid", outcome: "skipped", order_id: session?.orderId ?? null }
+    return send(container, "paid", order, row, trigger)
+  })
+}
+
+/** Medusa's `payment.captured` (every capture, any provider): only a pay-in's payment goes on to `notifyCaptured`. */
+export async function notifyPaymentCaptured(container: MedusaContainer, paymentId: string): Promise<NotifyResult> {
+  return guarded(container, "paid", null, async () => {
+    const payin = payinOf(container)
+    if (!(await anyNotificationsEnabled(payin))) return { kind: "paid", outcome: "disabled", order_id: null }
+    const { data } = await queryOf(container).graph({
+      entity: "payment",
+      fields: ["id", "provider_id", "payment_session_id"],
+      filters: { id: paymentId },
+    })
+    const payment = data[0] as { provider_id?: string; payment_session_id?: string } | undefined
+    if (!payment?.payment_session_id || !isPayinProvider(payment.provider_id)) return { kind: "paid", outcome: "skipped", order_id: null }
+    const row = await payin.ledger.findBy("session_id", payment.payment_session_id)
+    return row ? notifyCaptured(container, row.id, "payment.captured") : { kind: "paid", outcome: "skipped", order_id: null }
+  })
+}
+
+/**
+ * `payin.expired`: the window of the order's pay-in ended unpaid → `expired`; not when the order
+ * was paid after all, through this pay-in or another one of its payment collection, or still
+ * awaits another open pay-in.
+ */
+export async function notifyExpired(container: MedusaContainer, ledgerId: string, trigger: string): Promise<NotifyResult> {
+  return guarded(container, "expired", null, async () => {
+    const payin = payinOf(container)
+    const row = await payin.ledger.get(ledgerId)
+    if (!row?.session_id) return { kind: "expired", outcome: "skipped", order_id: null }
+    if (!(await settingsOf(payin, row.provider_id))) return { kind: "expired", outcome: "disabled", order_id: row.order_id }
+    const session = row.paid_at || row.session_deleted_at ? null : await loadSession(container, row.session_id)
+    const order = session?.orderId && !session.paymentCapturedAt ? await loadOrder(container, session.orderId) : null
+    if (!order || paymentCompleted(order)) return { kind: "expired", outcome: "skipped", order_id: order?.id ?? null }
+    const now = Date.now()
+    const others = (await payin.ledger.ofCollections(order.collection_ids)).filter((r) => r.id !== row.id)
+    if (others.some((r) => r.paid_at || isOpen(r, now))) return { kind: "expired", outcome: "skipped", order_id: order.id }
+    return send(container, "expired", order, row, trigger)
+  })
+}
+
+/** Creates the notification once per order and kind (see the file's comment). */
+async function send(
+  container: MedusaContainer,
+  kind: NotificationKind,
+  order: Order,
+  row: LedgerRow,
+  trigger: string
+): Promise<NotifyResult> {
+  const settings = await settingsOf(payinOf(container), row.provider_id)
+  if (!settings) return { kind, outcome: "disabled", order_id: order.id }
+  if (!order.email) {
+    container.resolve("logger").info(`payin: no ${kind} notification for order ${order.id}: the order has no email`)
+    return { kind, outcome: "skipped", order_id: order.id }
+  }
+  const key = notificationKey(kind, order.id)
+  const notifications = container.resolve(Modules.NOTIFICATION) as unknown as NotificationService
+  const template = templateOf(kind, settings)
+  const data = notificationData(kind, { ...order, email: order.email }, row, settings)
+  try {
+    return await withLock(
+      container,
+      `payin-notification:${key}`,
+      async (): Promise<NotifyResult> => {
+        const [existing] = await notifications.listNotifications({ idempotency_key: key }, { select: ["id", "status"], take: 1 })
+        if (existing && existing.status !== "failure") return { kind, outcome: "already_sent", order_id: order.id }
+        await notifications.createNotifications({
+          // a row the provider failed to send is sent again as itself (the module updates it by id)
+          ...(existing ? { id: existing.id } : {}),
+          to: order.email!,
+          channel: settings.channel,
+          template,
+          data,
+          trigger_type: trigger,
+          resource_id: order.id,
+          resource_type: "order",
+          receiver_id: order.customer_id ?? null,
+          idempotency_key: key,
+        } as CreateNotificationDTO)
+        container.resolve("logger").info(`payin: notification ${template} (${kind}) for order ${order.id} created on channel ${settings.channel}`)
+        return { kind, outcome: "sent", order_id: order.id }
+      },
+      SEND_LOCK
+    )
+  } catch (error) {
+    // the other process holding the key is sending it; a concurrent duplicate hit the unique index
+    if (error instanceof LockTimeoutError || isDuplicate(error)) return { kind, outcome: "already_sent", order_id: order.id }
+    throw error
+  }
+}
+
+function isDuplicate(error: unknown): boolean {
+  const e = error as { type?: string; code?: string; message?: string } | null
+  return Boolean(
+    e && (e.type === MedusaError.Types.DUPLICATE_ERROR || e.code === "23505" || /idempotency_key.*already exists/i.test(e.message ?? ""))
+  )
+}
+
+/** Runs a notification step; a failure is logged (never a secret: no settings, only the error) and reported, never thrown. */
+async function guarded(
+  container: MedusaContainer,
+  kind: NotificationKind | null,
+  orderId: string | null,
+  step: () => Promise<NotifyResult>
+): Promise<NotifyResult> {
+  try {
+    return await step()
+  } catch (error) {
+    const message = errorMessage(error)
+    container
+      .resolve("logger")
+      .warn(`payin: could not send the ${kind ?? "pay-in"} notification${orderId ? ` of order ${orderId}` : ""}: ${message}`)
+    return { kind, outcome: "failed", order_id: orderId, error: message }
+  }
+}
