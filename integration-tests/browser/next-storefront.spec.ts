@@ -292,7 +292,7 @@ medusaIntegrationTestRunner({
 
           // the instructions are in the server's HTML (initial from the kit's client, server-side)
           const html = await (await fetch(page.url())).text()
-          expect(html).toContain('data-payin="instructions" data-state="awaiting_payment"')
+          expect(html).toMatch(/data-payin="instructions"[^>]*data-state="awaiting_payment"/)
           await page.locator('[data-payin="instructions"][data-state="awaiting_payment"]').waitFor()
           const { payin, order } = await status(`order_id=${orderId}`)
           expect(order).toMatchObject({ id: orderId, payment_status: "awaiting" })

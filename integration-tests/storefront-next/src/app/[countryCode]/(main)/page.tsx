@@ -27,9 +27,11 @@ export default async function Home(props: {
     return notFound()
   }
 
+  const variantId = variant.id
+
   async function buy() {
     "use server"
-    await addToCart({ variantId: variant!.id, quantity: 1, countryCode })
+    await addToCart({ variantId, quantity: 1, countryCode })
     redirect(`/${countryCode}/checkout`)
   }
 

@@ -18,8 +18,8 @@ export async function GET(
     redirect(`/${countryCode}`)
   }
 
-  const status = await payin.status({ cart_id: cartId })
-  let orderId = status.order?.id
+  const status = await payin.status({ cart_id: cartId }).catch(() => null)
+  let orderId = status?.order?.id
 
   if (!orderId) {
     // Paid before the order was placed: completing the cart places it (or returns the order the

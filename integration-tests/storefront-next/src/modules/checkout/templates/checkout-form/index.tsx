@@ -26,13 +26,22 @@ export default async function CheckoutForm({
     <div>
       <form action={setAddresses}>
         <h2>Shipping Address</h2>
-        <input name="email" type="email" placeholder="Email" required defaultValue={cart.email ?? ""} />
-        <input name="shipping_address.first_name" placeholder="First name" required defaultValue={cart.shipping_address?.first_name ?? ""} />
-        <input name="shipping_address.last_name" placeholder="Last name" required defaultValue={cart.shipping_address?.last_name ?? ""} />
-        <input name="shipping_address.address_1" placeholder="Address" required defaultValue={cart.shipping_address?.address_1 ?? ""} />
-        <input name="shipping_address.city" placeholder="City" required defaultValue={cart.shipping_address?.city ?? ""} />
-        <input name="shipping_address.postal_code" placeholder="Postal code" required defaultValue={cart.shipping_address?.postal_code ?? ""} />
-        <input name="shipping_address.country_code" type="hidden" value={countryCode} />
+        <input name="email" type="email" placeholder="Email" required />
+        {["first_name", "last_name", "address_1", "city", "postal_code"].map(
+          (field) => (
+            <input
+              key={field}
+              name={`shipping_address.${field}`}
+              placeholder={field.replace("_", " ")}
+              required
+            />
+          )
+        )}
+        <input
+          name="shipping_address.country_code"
+          type="hidden"
+          value={countryCode}
+        />
         <button type="submit" data-testid="submit-address-button">
           Continue to delivery
         </button>
@@ -48,7 +57,6 @@ export default async function CheckoutForm({
                 name="shipping_method_id"
                 value={option.id}
                 required
-                defaultChecked={cart.shipping_methods?.some((m) => m.shipping_option_id === option.id)}
               />
               {option.name}
             </label>
