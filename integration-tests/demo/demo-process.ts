@@ -15,7 +15,12 @@ export type DemoSample = {
   ledgerId: string
   status: string
   flags: string[]
+  /** Templates of the shopper notifications its order got, oldest first (README "Notifications"). */
+  notifications: string[]
 }
+
+/** A shopper notification as the demo lists it (the Notification Module's row). */
+export type DemoNotification = { id: string; template: string; to: string; orderId: string; createdAt: string }
 
 /** What the demo writes to DEMO_DIR/demo.json. */
 export type DemoInfo = {
@@ -33,6 +38,14 @@ export type DemoInfo = {
   storefrontUrl: string
   webhookUrl: string
   samples: Record<string, DemoSample>
+  notifications: {
+    channel: string
+    provider: string
+    orderStatusUrl: string
+    total: number
+    byTemplate: Record<string, number>
+    items: DemoNotification[]
+  }
 }
 
 export type RunningDemo = {

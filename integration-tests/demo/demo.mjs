@@ -21,7 +21,7 @@ import path from "node:path"
 import { fileURLToPath } from "node:url"
 import net from "node:net"
 import { demoOrigins, demoPort, uniqueList } from "./demo-options.mjs"
-import { describeError, makeSamples } from "./sample-payins.mjs"
+import { describeError, listNotifications, makeSamples } from "./sample-payins.mjs"
 import { startStorefront } from "./storefront/server.mjs"
 import {
   createDatabase,
@@ -441,6 +441,11 @@ async function main() {
   // the Payment Page may send shoppers back to the same storefronts
   env.STORE_CORS = uniqueList(storeCors, allowedOrigins, [storefront.url, "http://localhost:8000", backendUrl]).join(",")
   env.PAYIN_DEMO_STOREFRONT_URL = uniqueList([storefront.url], allowedOrigins).join(",")
+  // shopper notifications on (plugin options in the app's medusa-config), with Medusa's local
+  // notification provider on "email": it logs each one ([medusa] "Attempting to send a
+  // notification…"); the Notification Module stores them. Their status links go to the storefront.
+  env.PAYIN_NOTIFICATIONS = "true"
+  env.PAYIN_ORDER_STATUS_URL = `${storefront.url}/order/{order_id}`
   if (allowedOrigins.length) log(`outside storefronts allowed: ${allowedOrigins.join(", ")}`)
   log("starting Medusa…")
   startService(medusaBin, ["develop", "--port", String(port)], { env, name: "medusa" })
@@ -460,6 +465,7 @@ async function main() {
         seed,
         admin: { email: adminEmail, password: adminPassword },
         log: (line) => (stopping ? undefined : log(line)),
+        notifications: true,
       })
     } catch (error) {
       if (!stopping) {
@@ -478,6 +484,25 @@ async function main() {
   if (stopping) {
     return
   }
+  // the shopper notifications the store created (the sample pay-ins', and any made since), as the
+  // Notification Module holds them
+  let notifications = []
+  try {
+    notifications = (await listNotifications({ backendUrl, admin: { email: adminEmail, password: adminPassword }, channel: "email" })).map(
+      (n) => ({ id: n.id, template: n.template, to: n.to, orderId: n.resource_id, createdAt: n.created_at })
+    )
+  } catch (error) {
+    log(`WARNING: could not list the notifications: ${describeError(error)}`)
+  }
+  const byTemplate = {}
+  const templateOrder = ["payin.instructions", "payin.paid", "payin.expired"]
+  const rank = (t) => (templateOrder.includes(t) ? templateOrder.indexOf(t) : templateOrder.length)
+  for (const t of [...new Set(notifications.map((n) => n.template))].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))) {
+    byTemplate[t] = notifications.filter((n) => n.template === t).length
+  }
+  if (stopping) {
+    return
+  }
   const demo = {
     backendUrl,
     adminUrl: `${backendUrl}/app`,
@@ -493,6 +518,14 @@ async function main() {
     storefrontUrl: storefront.url,
     webhookUrl,
     samples: state.samples,
+    notifications: {
+      channel: "email",
+      provider: "local (@medusajs/medusa/notification-local: logged, not delivered)",
+      orderStatusUrl: env.PAYIN_ORDER_STATUS_URL,
+      total: notifications.length,
+      byTemplate,
+      items: notifications,
+    },
   }
   writeFileSync(path.join(demoDir, "demo.json"), JSON.stringify(demo, null, 2) + "\n")
 
@@ -514,6 +547,9 @@ async function main() {
         ([name, s]) =>
           `    ${name.padEnd(13)} ${s.orderId ? `${demo.adminUrl}/orders/${s.orderId}` : `cart ${s.cartId} (no order)`}  ${s.ledgerId} ${s.status}${s.flags?.length ? ` [${s.flags.join(", ")}]` : ""}`
       ),
+      `  Notifications:    ${notifications.length} on channel "email" (Medusa's local provider logs them; a store registers SendGrid, Resend, …)${
+        notifications.length ? ": " + Object.entries(byTemplate).map(([t, n]) => `${t} ${n}`).join(", ") : ""
+      }`,
       `  Admin pages:      ${demo.adminUrl}/payin (Pay-ins), ${demo.adminUrl}/settings/payin (Settings → Pay-in)`,
       `  Details:          ${path.relative(root, path.join(demoDir, "demo.json")).startsWith("..") ? path.join(demoDir, "demo.json") : path.relative(root, path.join(demoDir, "demo.json"))}`,
       "",

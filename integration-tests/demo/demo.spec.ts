@@ -169,6 +169,44 @@ async function expectSamples(demo: Demo, token: string, printed: string) {
   // the flag filter of the transactions page finds them
   const flagged = await get(`/admin/payin/transactions?flag=late_payment,stray_payment&limit=100`)
   expect(flagged.transactions.map((t: any) => t.id)).toEqual(expect.arrayContaining([samples.late.ledgerId, samples.stray.ledgerId]))
+
+  // shopper notifications (on in the demo, local provider on "email"): instructions for every
+  // order placed awaiting its transfer, then paid or expired; none for a cart without an order
+  const instructionsThen = (last?: string) => ["payin.instructions", ...(last ? [last] : [])]
+  expect(Object.fromEntries(Object.entries(samples).map(([name, s]) => [name, s.notifications]))).toEqual({
+    paid: instructionsThen("payin.paid"),
+    awaiting: instructionsThen(),
+    expired: instructionsThen("payin.expired"),
+    dispute: instructionsThen("payin.expired"),
+    recalculated: instructionsThen("payin.paid"),
+    late: instructionsThen("payin.expired"),
+    stray: [],
+  })
+  expect(demo.notifications).toMatchObject({
+    channel: "email",
+    total: 11,
+    byTemplate: { "payin.instructions": 6, "payin.paid": 2, "payin.expired": 3 },
+    orderStatusUrl: `${demo.storefrontUrl}/order/{order_id}`,
+  })
+  expect(printed).toContain(
+    'Notifications:    11 on channel "email" (Medusa\'s local provider logs them; a store registers SendGrid, Resend, …): ' +
+      "payin.instructions 6, payin.paid 2, payin.expired 3"
+  )
+  // as the Notification Module holds them: one per order and kind, with the documented data
+  const { notifications } = await get(`/admin/notifications?channel=email&limit=100`)
+  expect(notifications.map((n: any) => n.id).sort()).toEqual(demo.notifications.items.map((n) => n.id).sort())
+  const paidMail = notifications.find((n: any) => n.template === "payin.paid" && n.resource_id === samples.paid.orderId)
+  expect(paidMail.data).toMatchObject({
+    kind: "paid",
+    order_id: samples.paid.orderId,
+    amount: "1790.00",
+    currency: "RUB",
+    order_status_url: `${demo.storefrontUrl}/order/${samples.paid.orderId}`,
+  })
+  const awaitingMail = notifications.find((n: any) => n.resource_id === samples.awaiting.orderId)
+  expect(awaitingMail).toMatchObject({ template: "payin.instructions", to: awaitingMail.data.email })
+  expect(awaitingMail.data).toMatchObject({ kind: "instructions", requisite_number: expect.any(String), owner_name: expect.any(String) })
+  expect(JSON.stringify(notifications)).not.toContain(demo.sandboxApiKey)
 }
 
 afterAll(async () => {
@@ -298,6 +336,9 @@ try { await fetch("http://127.0.0.1:4190/") } catch (error) { console.log(descri
     expect(printedAgain).not.toContain("making sample pay-ins")
     const demoAgain: Demo = readDemo(demoDir)
     expect(demoAgain.samples).toEqual(demo.samples)
+    // the summary lists every notification made since: the samples' and the checkout paid above
+    expect(demoAgain.notifications.items.map((n) => n.id)).toEqual(expect.arrayContaining(demo.notifications.items.map((n) => n.id)))
+    expect(demoAgain.notifications.items).toContainEqual(expect.objectContaining({ template: "payin.paid", orderId }))
     expect(printedAgain).toContain(demo.samples.paid.orderId!)
     expect(demoAgain.regionId).toBe(demo.regionId)
     expect(demoAgain.publishableKey).toBe(demo.publishableKey)

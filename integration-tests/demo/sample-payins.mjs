@@ -3,9 +3,12 @@
 // webhooks to the store. The admin's Pay-ins page, detail page and order widget then have data.
 // Nothing is written to the database directly; every wait polls the admin API (no fixed sleeps).
 //
-// makeSamples({ backendUrl, sandboxUrl, seed, admin: { email, password }, log })
-//   → { [name]: { orderId, cartId, payinId, ledgerId, status, flags } }
+// makeSamples({ backendUrl, sandboxUrl, seed, admin: { email, password }, log, notifications })
+//   → { [name]: { orderId, cartId, payinId, ledgerId, status, flags, notifications } }
 // It never throws: a sample that cannot be made is logged as a warning and left out.
+// With `notifications` (the demo switches the plugin's shopper notifications on), each sample with
+// an order waits for the notifications its order gets (payin.instructions when placed, payin.paid
+// when captured, payin.expired when the window ends unpaid) and lists their templates, in order.
 //
 // The samples (independent of each other; made two at a time, which was fastest on 2 cores):
 //   paid          order placed, paid in full: the webhook captures the payment
@@ -62,6 +65,19 @@ async function call(baseUrl, method, path, body, headers = {}) {
   return data
 }
 
+/** The Notification Module's rows on `channel`, newest first, through Medusa's admin API (GET /admin/notifications). */
+export async function listNotifications({ backendUrl, admin, channel = "email", to }) {
+  const { token } = await call(backendUrl, "POST", "/auth/user/emailpass", admin)
+  return fetchNotifications(backendUrl, { authorization: `Bearer ${token}` }, { channel, to })
+}
+
+async function fetchNotifications(backendUrl, headers, { channel = "email", to } = {}) {
+  const query = new URLSearchParams({ channel, limit: "200", order: "-created_at" })
+  if (to) query.set("to", to)
+  const { notifications } = await call(backendUrl, "GET", `/admin/notifications?${query}`, undefined, headers)
+  return notifications
+}
+
 /** Polls `check` until it returns something truthy (100 ms, then slower: the server has 2 cores to share). */
 async function waitFor(what, check, timeoutMs = 45_000) {
   const deadline = Date.now() + timeoutMs
@@ -73,7 +89,7 @@ async function waitFor(what, check, timeoutMs = 45_000) {
   }
 }
 
-export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = console.log, concurrency = 2 }) {
+export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = console.log, concurrency = 2, notifications = false }) {
   const samples = {}
   let adminHeaders
   try {
@@ -108,6 +124,26 @@ export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = c
       return order.payment_status === paymentStatus ? order : null
     })
 
+  /** The shopper's email of each cart (the notifications' `to`). */
+  const emails = new Map()
+  /** The templates of the notifications of a sample's order, oldest first. */
+  const notificationsOf = async (c) => {
+    const email = emails.get(c.cartId)
+    if (!notifications || !c.orderId || !email) return []
+    const rows = await fetchNotifications(backendUrl, adminHeaders, { to: email })
+    return rows
+      .filter((n) => n.resource_id === c.orderId)
+      .sort((a, b) => String(a.created_at).localeCompare(String(b.created_at)))
+      .map((n) => n.template)
+  }
+  /** With notifications on: waits until the order got its `payin.<kind>` notification (created by a subscriber, asynchronously). */
+  const notified = async (c, kind) => {
+    if (!notifications) return
+    await waitFor(`the payin.${kind} notification of order ${c.orderId}`, async () =>
+      (await notificationsOf(c)).includes(`payin.${kind}`)
+    )
+  }
+
   /** A cart with one product, addresses and shipping (same as the specs' Storefront.cart). */
   const cart = async (name) => {
     const address = {
@@ -118,14 +154,16 @@ export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = c
       postal_code: "101000",
       country_code: COUNTRY,
     }
+    // one guest per cart: Medusa races on creating the same guest customer concurrently
+    const email = `${name}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@shopper.demo`
     const { cart } = await storeCall("POST", "/store/carts", {
       region_id: seed.regionId,
-      // one guest per cart: Medusa races on creating the same guest customer concurrently
-      email: `${name}-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@shopper.demo`,
+      email,
       items: [{ variant_id: seed.productVariantId, quantity: 1 }],
       shipping_address: address,
       billing_address: address,
     })
+    emails.set(cart.id, email)
     await storeCall("POST", `/store/carts/${cart.id}/shipping-methods`, { option_id: seed.shippingOptionId })
     return cart.id
   }
@@ -151,16 +189,19 @@ export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = c
     if (completed.type !== "order") {
       throw new Error(`cart ${c.cartId} did not become an order: ${JSON.stringify(completed.error ?? completed).slice(0, 200)}`)
     }
-    return { ...c, orderId: completed.order.id }
+    const placed = { ...c, orderId: completed.order.id }
+    await notified(placed, "instructions") // before anything else happens to the pay-in
+    return placed
   }
 
-  const result = (c, row) => ({
+  const result = async (c, row) => ({
     orderId: c.orderId ?? null,
     cartId: c.cartId,
     payinId: c.payinId,
     ledgerId: row.id,
     status: row.status,
     flags: Object.keys(row.flags ?? {}),
+    notifications: await notificationsOf(c),
   })
 
   const recipes = {
@@ -168,7 +209,9 @@ export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = c
       const c = await checkout("paid", { method: "card" })
       await action(c, "pay")
       await waitOrder(c.orderId, "captured")
-      return result(c, await waitRow(c, "closed and captured", (row) => row.status === "closed" && row.captured_at))
+      const row = await waitRow(c, "closed and captured", (row) => row.status === "closed" && row.captured_at)
+      await notified(c, "paid")
+      return result(c, row)
     },
 
     awaiting: async () => {
@@ -181,6 +224,7 @@ export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = c
       await action(c, "expire")
       const row = await waitRow(c, "canceled and ended by the store", (r) => r.status === "canceled" && r.store_canceled_at)
       await waitOrder(c.orderId, "canceled")
+      await notified(c, "expired")
       return result(c, row)
     },
 
@@ -188,6 +232,7 @@ export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = c
       const c = await checkout("dispute", { method: "card" })
       await action(c, "expire")
       await waitRow(c, "canceled and ended by the store", (r) => r.status === "canceled" && r.store_canceled_at)
+      await notified(c, "expired")
       await action(c, "dispute", { fiatAmount: "1700.00" })
       return result(c, await waitStatus(c, "dispute"))
     },
@@ -202,13 +247,16 @@ export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = c
       await waitStatus(c, "re_calculation")
       await action(c, "close")
       await waitOrder(c.orderId, "captured")
-      return result(c, await waitRow(c, "closed and captured", (row) => row.status === "closed" && row.captured_at))
+      const row = await waitRow(c, "closed and captured", (row) => row.status === "closed" && row.captured_at)
+      await notified(c, "paid")
+      return result(c, row)
     },
 
     late: async () => {
       const c = await checkout("late", { method: "card" })
       await action(c, "expire")
       await waitRow(c, "canceled and ended by the store", (r) => r.status === "canceled" && r.store_canceled_at)
+      await notified(c, "expired")
       await action(c, "dispute")
       await waitStatus(c, "dispute")
       await action(c, "close")
@@ -237,7 +285,8 @@ export async function makeSamples({ backendUrl, sandboxUrl, seed, admin, log = c
         samples[name] = sample
         const where = sample.orderId ? `order ${sample.orderId}` : `cart ${sample.cartId}`
         const flags = sample.flags.length ? `, flags ${sample.flags.join(",")}` : ""
-        log(`sample "${name}": ${where}, pay-in ${sample.ledgerId} (${sample.status}${flags}) in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+        const notified = sample.notifications.length ? `, notified ${sample.notifications.join(", ")}` : ""
+        log(`sample "${name}": ${where}, pay-in ${sample.ledgerId} (${sample.status}${flags}${notified}) in ${((Date.now() - started) / 1000).toFixed(1)} s`)
       } catch (error) {
         log(`WARNING: sample "${name}" could not be made: ${describeError(error)}`)
       }
