@@ -306,6 +306,29 @@ medusaIntegrationTestRunner({
       expect([final.instructions.length, final.paid.length, final.expired.length]).toEqual([1, 0, 1])
     })
 
+    it("a channel without a provider: the notifications fail (stored as failure), the money path does not; retries keep one row", async () => {
+      await switchOn({ channel: "sms" }) // the test app registers a provider for "feed" and "email" only
+      const { orderId, payin: tx, session } = await placedOrderAwaitingPayment(shop, sandbox, payin)
+      const failedInstructions = await notifyOrderPlaced(getContainer(), orderId) // as the subscriber does
+      expect(failedInstructions).toMatchObject({ kind: "instructions", outcome: "failed" })
+      expect(failedInstructions.error).toMatch(/Could not find a notification provider for channel: sms/)
+      await eventually("payin.instructions stored as failed", async () => (await notificationsOf(orderId)).instructions.length === 1)
+
+      await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)
+      await sandbox.webhooksIdle()
+      await eventually("captured in spite of the failing notifications", async () => (await orderOf(orderId)).payment_status === "captured")
+      const row = await ledgerRow(session.id)
+      expect([row.status, Boolean(row.captured_at), row.effect_pending]).toEqual(["closed", true, null])
+      await eventually("payin.paid stored as failed", async () => (await notificationsOf(orderId)).paid.length === 1)
+      // the retried event (the Redis event bus runs the subscriber again): the same row is sent again
+      await emitAgain("payin.captured", { id: row.id })
+      const final = await notificationsOf(orderId)
+      expect(final.all.map((n: any) => [n.idempotency_key, n.channel, n.status]).sort()).toEqual([
+        [`payin:instructions:${orderId}`, "sms", "failure"],
+        [`payin:paid:${orderId}`, "sms", "failure"],
+      ])
+    })
+
     it("paid before the order was placed → payin.paid only, never instructions", async () => {
       await switchOn()
       const cartId = await shop.cart()

@@ -8,13 +8,14 @@
 // and a server SIGKILLed between "ledger recorded closed" and "Medusa captured" (a test-only
 // pause, PAYIN_TEST_PAUSE_FILE) lose nothing and double nothing after a restart (time measured);
 // a key rotated from the admin on server A is used at once by server B and the worker; the
-// order.placed link and the plugin's events are handled on the worker.
+// order.placed link and the plugin's events are handled on the worker; shopper notifications
+// (switched on from the admin) are sent by the worker only, exactly one per order and kind.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync, readFileSync } from "fs"
 import os from "os"
 import path from "path"
 import { request } from "undici"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
-import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
+import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import type { Transaction } from "../../src/client/schemas"
 import { sign } from "../../src/client/signature"
@@ -104,6 +105,27 @@ medusaIntegrationTestRunner({
         adminEmail: TEST_ADMIN.email,
         adminPassword: TEST_ADMIN.password,
       })
+      // shopper notifications switched on from the admin (stored in the database the processes share)
+      const switchedOn = await api.post("/admin/payin/settings/default", { notifications: { enabled: true } }, await adminHeaders(container, api))
+      expect(switchedOn.data.values.notifications).toMatchObject({ enabled: true, channel: "email" })
+      const notifications = container.resolve(Modules.NOTIFICATION) as any
+      /** The notifications of these orders, by order: the kinds in their idempotency keys (payin:<kind>:<order_id>). */
+      const notifiedKinds = async (orderIds: string[]) => {
+        const rows = (await notifications.listNotifications({ resource_id: orderIds }, { take: 1000 })) as any[]
+        return Object.fromEntries(
+          orderIds.map((id) => [id, rows.filter((n) => n.resource_id === id).map((n) => n.idempotency_key.split(":")[1]).sort()])
+        )
+      }
+      let notificationWaitsMs = 0 // what the notification steps add to the run
+      /** Waits until every order got its payment instructions (the worker handles order.placed). */
+      const instructed = async (orderIds: string[]) => {
+        const started = Date.now()
+        await eventually("payin.instructions of every order placed awaiting payment", async () => {
+          const kinds = await notifiedKinds(orderIds)
+          return orderIds.every((id) => kinds[id].includes("instructions"))
+        })
+        notificationWaitsMs += Date.now() - started
+      }
       // server B and the worker stop before a capture while the pause file exists (step 4)
       const role = (mode: "server" | "worker", pausable = true) => ({
         DATABASE_URL: dbConfig.clientUrl,
@@ -143,6 +165,7 @@ medusaIntegrationTestRunner({
         const cartId = await shop.cart()
         const session = await shop.session(cartId, "pp_payin_default")
         const orderId = (await shop.complete(cartId)).data.order.id as string
+        await instructed([orderId]) // before the payment: then the order is paid and gets payin.paid
         return { sessionId: session.id as string, payinId: payinsOfSession(sandbox, session.id)[0].id, orderId }
       }
 
@@ -159,6 +182,7 @@ medusaIntegrationTestRunner({
           const orderId = orderFirst ? ((await shop.complete(cartId)).data.order.id as string) : undefined
           checkouts.push({ sessionId: session.id, payinId: payinsOfSession(sandbox, session.id)[0].id, orderFirst, orderId })
         })
+        await instructed(checkouts.flatMap((c) => (c.orderId ? [c.orderId] : [])))
         for (const c of checkouts) await control(sandbox, "POST", `/_sandbox/transactions/${c.payinId}/pay`)
         const deliveries = checkouts.flatMap((c) => {
           const closed = callbackOf(c.payinId)
@@ -277,6 +301,31 @@ medusaIntegrationTestRunner({
 
         // Every event of the run was handled by a worker process, never by a server.
         expect([...new Set(handled().map((h) => h.mode))]).toEqual(["worker"])
+
+        // 7. Shopper notifications: every order got exactly one payin.paid, and one
+        //    payin.instructions when it was placed awaiting its payment (not when paid first), in
+        //    spite of the repeated callbacks, two servers and a worker killed and restarted; only
+        //    the worker sent them.
+        const notificationsChecked = Date.now()
+        for (const c of checkouts) c.orderId ??= (await rowOf(c.sessionId)).order_id
+        const placedAwaiting = [...checkouts.filter((c) => c.orderFirst), ...silent, ...killed, rotatedB, rotatedSilent].map((c) => c.orderId!)
+        const paidFirst = checkouts.filter((c) => !c.orderFirst).map((c) => c.orderId!)
+        const expected = Object.fromEntries([
+          ...placedAwaiting.map((id) => [id, ["instructions", "paid"]]),
+          ...paidFirst.map((id) => [id, ["paid"]]),
+        ])
+        await eventually("payin.paid of every order", async () => {
+          const kinds = await notifiedKinds(Object.keys(expected))
+          return Object.values(kinds).every((k) => k.includes("paid"))
+        })
+        expect(await notifiedKinds(Object.keys(expected))).toEqual(expected)
+        expect(worker.log()).toContain("payin: notification payin.paid (paid) for order")
+        for (const server of [serverA, serverB]) expect(server.log()).not.toContain("payin: notification")
+        notificationWaitsMs += Date.now() - notificationsChecked
+        console.log(
+          `[topology] notifications: ${Object.keys(expected).length} orders, ${placedAwaiting.length + Object.keys(expected).length} notifications, ` +
+            `waits and checks added ${(notificationWaitsMs / 1000).toFixed(1)} s`
+        )
 
         // Nothing doubled over the whole run: one capture per paid session, statuses never went back.
         const everySession = [...checkouts, ...silent, ...killed, rotatedB, rotatedSilent].map((c) => c.sessionId)

@@ -120,11 +120,9 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
   const ids = { order_id: session?.orderId ?? null, cart_id: session?.cartId ?? null }
   const instanceId = instanceIdOf(row.provider_id)
   const cancelUnpaid = instanceId ? ((await payin.settings.providerOptions(instanceId))?.cancelUnpaidOrdersOnExpiry ?? true) : false
-  let paidElsewhere = false
   if (session?.orderId && !session.paymentCapturedAt && cancelUnpaid) {
     const paidSibling = (await payin.ledger.ofCollections([session.payment_collection_id])).find((r) => r.id !== row.id && r.paid_at)
     const order = await loadOrder(container, session.orderId)
-    paidElsewhere = Boolean(paidSibling)
     if (paidSibling) {
       // a stray payment into an earlier pay-in of this order: keep the order, tell the merchant
       if (
@@ -145,8 +143,17 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
   await payin.ledger.markEndedByStore(row.id, "payment window ended unpaid", ids)
   await payin.ledger.effectDone(row.id, "cancel_order", { ended: true, ...ids })
   effects.push("ended")
-  if (!paidElsewhere && !session?.paymentCapturedAt) {
-    await announce(container, payin, row, { kind: "expired", order_id: ids.order_id, order_canceled: effects.includes("order_canceled") })
+  if (!session?.paymentCapturedAt) {
+    // not when the order was paid through another pay-in of its payment collection
+    const paidElsewhere = async () =>
+      Boolean(session && (await payin.ledger.ofCollections([session.payment_collection_id])).some((r) => r.id !== row.id && r.paid_at))
+    await announce(
+      container,
+      payin,
+      row,
+      { kind: "expired", order_id: ids.order_id, order_canceled: effects.includes("order_canceled") },
+      async () => !(await paidElsewhere())
+    )
   }
 }
 
@@ -154,8 +161,15 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
  * Emits payin.captured / payin.expired once the effect is committed (shopper notifications are
  * sent by their subscribers, on a worker). Never throws: the money path does not depend on it.
  */
-async function announce(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, notice: LedgerNotice): Promise<void> {
+async function announce(
+  container: MedusaContainer,
+  payin: PayinModuleService,
+  row: LedgerRow,
+  notice: LedgerNotice,
+  when: () => Promise<boolean> = async () => true
+): Promise<void> {
   try {
+    if (!(await when())) return
     await payin.emit((await payin.ledger.get(row.id)) ?? row, [notice])
   } catch (error) {
     container.resolve("logger").warn(`payin: could not announce ${notice.kind} of ${row.id}: ${errorMessage(error)}`)

@@ -32,7 +32,7 @@ import {
 export type NotifyOutcome =
   /** created (and handed to the channel's provider) now */
   | "sent"
-  /** the order already has this notification, or another process is sending it right now */
+  /** the order already has this notification (or a concurrent duplicate hit the unique index) */
   | "already_sent"
   /** notifications are off for the pay-in's provider instance */
   | "disabled"
@@ -57,8 +57,12 @@ type Order = NotificationOrder & { collection_ids: string[]; collection_statuses
 const awaitingPayment = (order: Order) => order.collection_statuses.includes("awaiting") && !order.collection_statuses.includes("completed")
 const paymentCompleted = (order: Order) => order.collection_statuses.includes("completed")
 
-/** How long a process may hold a notification key (the provider's send happens inside). */
-const SEND_LOCK = { expireSeconds: 60, waitMs: 10_000 }
+/**
+ * The lock of a notification key: the provider's send happens inside (seconds at most). A process
+ * killed while holding it blocks the key for 20 s; a waiter gives up after 10 s and reports a
+ * failure, so a retried event sends it once the dead holder's lock expired.
+ */
+const SEND_LOCK = { expireSeconds: 20, waitMs: 10_000 }
 
 const payinOf = (container: MedusaContainer) => container.resolve<PayinModuleService>(PAYIN_MODULE)
 const queryOf = (container: MedusaContainer) => container.resolve(ContainerRegistrationKeys.QUERY) as unknown as Query
@@ -256,9 +260,13 @@ async function send(
       SEND_LOCK
     )
   } catch (error) {
-    // the other process holding the key is sending it; a concurrent duplicate hit the unique index
-    if (error instanceof LockTimeoutError || isDuplicate(error)) return { kind, outcome: "already_sent", order_id: order.id }
-    throw error
+    // a concurrent duplicate that reached the unique index (locks not shared between processes)
+    if (isDuplicate(error)) return { kind, outcome: "already_sent", order_id: order.id }
+    // another process is sending it, or died doing so: a retry finds it sent, or takes the expired lock
+    const message =
+      error instanceof LockTimeoutError ? `another process holds the notification ${key} (its lock expires by itself)` : errorMessage(error)
+    container.resolve("logger").warn(`payin: could not send the ${kind} notification of order ${order.id}: ${message}`)
+    return { kind, outcome: "failed", order_id: order.id, error: message }
   }
 }
 
@@ -269,7 +277,10 @@ function isDuplicate(error: unknown): boolean {
   )
 }
 
-/** Runs a notification step; a failure is logged (never a secret: no settings, only the error) and reported, never thrown. */
+/**
+ * Runs a notification step; a failure (reading the order, the ledger or the settings; sending is
+ * logged by send) is logged, never a secret (no settings, only the error), and reported, never thrown.
+ */
 async function guarded(
   container: MedusaContainer,
   kind: NotificationKind | null,
