@@ -31,3 +31,4 @@ export {
 } from "./store-client"
 export { payinMessages, getMessages, stateText, requisiteLabels, type Messages, type PayinLocale } from "./messages"
 export { copyText } from "./clipboard"
+export { payinErrorOf, type PayinError } from "./errors"

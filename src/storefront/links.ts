@@ -103,7 +103,7 @@ export function qrPayload(view: Pick<PayinStatusView, "method" | "requisite"> & 
  * The hosted Payment Page link when it is safe to open: https, or http on this machine (the
  * sandbox serves its page on localhost).
  */
-export function safePaymentPageUrl(value: string | null | undefined): string | null {
+export function safePaymentPageUrl(value: unknown): string | null {
   const https = safeHttpsUrl(value)
   if (https) return https
   const url = parse(value)

@@ -72,6 +72,13 @@ export type Messages = {
   timeLeftWords: (totalSeconds: number) => string
   /** How to show the service's bank name (`"sberbank"`). */
   bankName: (name: string) => string
+  /** How to show a payment method id (`"phone_number"` → "Phone number (SBP)"). */
+  methodName: (method: string) => string
+  /**
+   * What to tell the shopper when starting the payment failed, by the plugin's code
+   * (see `payinErrorOf`); `message` is the server's text, used for codes without a text here.
+   */
+  errorText: (code: string | null, message: string) => string
 }
 
 /** Locales with built-in messages. */
@@ -98,6 +105,42 @@ function defaultBankName(name: string): string {
   // Short names are abbreviations (vtb, mts), longer ones proper names (sberbank).
   return trimmed.length <= 3 ? trimmed.toUpperCase() : trimmed[0].toUpperCase() + trimmed.slice(1)
 }
+
+const EN_METHODS: Record<string, string> = {
+  card: "Card number",
+  phone_number: "Phone number (SBP)",
+  account: "Bank account",
+  qr: "SBP QR code",
+  link: "Payment link",
+  deeplink: "Bank app",
+  quasi: "Quasi-cash",
+  mobile_comm: "Mobile payment",
+}
+const RU_METHODS: Record<string, string> = {
+  card: "Номер карты",
+  phone_number: "Номер телефона (СБП)",
+  account: "Банковский счёт",
+  qr: "QR-код СБП",
+  link: "Ссылка на оплату",
+  deeplink: "Приложение банка",
+  quasi: "Квази-кэш",
+  mobile_comm: "Мобильный платёж",
+}
+const EN_ERRORS: Record<string, string> = {
+  payin_requisites_unavailable: "No payment details are free for this bank and method right now. Pick another bank or method, or try again in a minute.",
+  payin_unavailable: "Bank transfer is unavailable right now. Try again in a minute or choose another payment method.",
+  payin_not_configured: "Bank transfer is not available in this store yet. Please choose another payment method.",
+  payin_already_paid: "This order is already paid.",
+  payin_amount_mismatch: "The payment could not be started for this amount. Try again or choose another payment method.",
+}
+const RU_ERRORS: Record<string, string> = {
+  payin_requisites_unavailable: "Сейчас нет свободных реквизитов для этого банка и способа. Выберите другой банк или способ или попробуйте через минуту.",
+  payin_unavailable: "Оплата переводом сейчас недоступна. Попробуйте через минуту или выберите другой способ оплаты.",
+  payin_not_configured: "Оплата переводом в этом магазине пока недоступна. Выберите другой способ оплаты.",
+  payin_already_paid: "Этот заказ уже оплачен.",
+  payin_amount_mismatch: "Не удалось начать оплату на эту сумму. Попробуйте ещё раз или выберите другой способ оплаты.",
+}
+const withCodeText = (text: string, code: string | null) => (code ? `${text} (${code})` : text)
 
 const en: Messages = {
   title: "Payment instructions",
@@ -161,6 +204,8 @@ const en: Messages = {
     return `${parts.filter(Boolean).join(" ")} left`
   },
   bankName: defaultBankName,
+  methodName: (method) => EN_METHODS[method] ?? method,
+  errorText: (code, message) => withCodeText((code && EN_ERRORS[code]) || message, code),
 }
 
 const ru: Messages = {
@@ -230,6 +275,8 @@ const ru: Messages = {
     return `До конца оплаты ${parts.filter(Boolean).join(" ")}`
   },
   bankName: defaultBankName,
+  methodName: (method) => RU_METHODS[method] ?? method,
+  errorText: (code, message) => withCodeText((code && RU_ERRORS[code]) || message, code),
 }
 
 /** Built-in messages by locale. */

@@ -1,3 +1,4 @@
+import { splitCode } from "../error-code"
 import type { PayinBanksResponse, PayinStatusResponse, PayinStoreError } from "./types"
 
 /** `GET /store/payin/status`: a cart (before or after checkout) or an order. */
@@ -61,7 +62,8 @@ export class PayinStoreApiError extends Error {
     if (options && "cause" in options) Object.defineProperty(this, "cause", { value: options.cause, configurable: true, writable: true })
     this.status = status
     this.type = body?.type || TYPE_BY_STATUS[status] || "unknown_error"
-    if (body?.code) this.code = body.code
+    const code = body?.code || splitCode(this.message).code
+    if (code) this.code = code
     if (Array.isArray(body?.fields)) this.fields = body.fields
   }
 }

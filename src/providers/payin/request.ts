@@ -5,6 +5,7 @@ import type { PayinProviderOptions } from "../../modules/payin/options"
 import type { InitiatePaymentInput } from "@medusajs/framework/types"
 import { toFiatAmount } from "./amount"
 import type { parseStorefrontData } from "./storefront-data"
+import { payinError } from "./payin-error"
 
 /** The pay-in request for a session: the exact amount (or a range), the shopper's choices, payer data. */
 export function buildPayInRequest(
@@ -70,27 +71,15 @@ export function toMedusaError(error: unknown, action: string, providerId: string
     logger.error(`payin (${providerId}): could not ${action}: ${error.message}`)
     switch (error.kind) {
       case "requisites_unavailable":
-        return new MedusaError(MedusaError.Types.NOT_ALLOWED, error.message, "payin_requisites_unavailable")
+        return payinError(MedusaError.Types.NOT_ALLOWED, error.message, "payin_requisites_unavailable")
       case "validation":
-        return new MedusaError(
-          MedusaError.Types.INVALID_DATA,
-          `The payment service refused the payment: ${error.message}`,
-          "payin_rejected"
-        )
+        return payinError(MedusaError.Types.INVALID_DATA, `The payment service refused the payment: ${error.message}`, "payin_rejected")
       case "unauthorized":
       case "ip_not_whitelisted":
-        return new MedusaError(
-          MedusaError.Types.NOT_ALLOWED,
-          "Pay-in payments are unavailable right now: the payment service refused the store's credentials. " +
-            "Please choose another payment method.",
-          "payin_unavailable"
-        )
+        return payinError(MedusaError.Types.NOT_ALLOWED, "Pay-in payments are unavailable right now: the payment service refused the store's credentials. " +
+            "Please choose another payment method.", "payin_unavailable")
       default:
-        return new MedusaError(
-          MedusaError.Types.NOT_ALLOWED,
-          "The payment service is not responding right now. Please try again in a minute.",
-          "payin_unavailable"
-        )
+        return payinError(MedusaError.Types.NOT_ALLOWED, "The payment service is not responding right now. Please try again in a minute.", "payin_unavailable")
     }
   }
   logger.error(`payin (${providerId}): could not ${action}: ${String(error)}`)

@@ -34,6 +34,7 @@ import { PAYIN_PROVIDER_IDENTIFIER, payinProviderId } from "../../provider-id"
 import { LEDGER_ONLY_STATUSES } from "../../status"
 import { CANCELED_MESSAGE, sessionAnswer } from "./answer"
 import { sameAmount } from "./amount"
+import { payinError } from "./payin-error"
 import { buildPayInRequest, toMedusaError } from "./request"
 import { PayinSessionData, toSessionData } from "./session-data"
 import { CLIENT_CONTEXT_KEY, parseStorefrontData } from "./storefront-data"
@@ -97,11 +98,8 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
   /** Refuses a checkout while the instance has no key or base URL (a clear error, nothing sent). */
   protected requireConfigured(options: PayinProviderOptions): void {
     if (!options.apiKey || !options.baseUrl) {
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        `Pay-in payments are not configured yet (${this.providerId} has no ${!options.apiKey ? "API key" : "base URL"})`,
-        "payin_not_configured"
-      )
+      throw payinError(MedusaError.Types.NOT_ALLOWED,
+        `Pay-in payments are not configured yet (${this.providerId} has no ${!options.apiKey ? "API key" : "base URL"})`, "payin_not_configured")
     }
   }
 
@@ -121,11 +119,8 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     const collectionId = (await this.collectionOf(sessionId)) ?? chosen.client.payment_collection_id ?? null
     if (collectionId && (await this.payin.ledger.ofCollections([collectionId])).some((r) => r.paid_at)) {
       // the money for this payment collection arrived already: new requisites would take it twice
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        "This order is already paid: no new payment details are needed",
-        "payin_already_paid"
-      )
+      throw payinError(MedusaError.Types.NOT_ALLOWED,
+        "This order is already paid: no new payment details are needed", "payin_already_paid")
     }
     const { request, fiat, range, currency } = buildPayInRequest(input, chosen, options, sessionId)
 
@@ -167,11 +162,8 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       // never show the shopper requisites for another amount or currency than the order's
       await this.payin.flag(row.id, "created_mismatch", { reason: mismatch, requested: range ?? fiat.decimal, currency })
       this.logger.error(`payin (${this.providerId}): refused pay-in ${transaction.id} of ${sessionId}: ${mismatch}`)
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        "The payment service assigned a different amount or currency. Please try again or choose another payment method.",
-        "payin_amount_mismatch"
-      )
+      throw payinError(MedusaError.Types.NOT_ALLOWED,
+        "The payment service assigned a different amount or currency. Please try again or choose another payment method.", "payin_amount_mismatch")
     }
 
     return {
@@ -187,11 +179,8 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data)
     if (row && !sameAmount(String(row.raw_amount?.value ?? row.amount), input.amount, input.currency_code)) {
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        "The amount of a pay-in cannot change: create a new payment session for the new total",
-        "payin_amount_immutable"
-      )
+      throw payinError(MedusaError.Types.NOT_ALLOWED,
+        "The amount of a pay-in cannot change: create a new payment session for the new total", "payin_amount_immutable")
     }
     return { data }
   }
@@ -247,11 +236,8 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data)
     if (!row || row.provider_id !== this.providerId || !row.paid_at) {
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        `The pay-in is ${row?.status ?? "unknown"}, not closed: the shopper has not paid yet`,
-        "payin_not_paid"
-      )
+      throw payinError(MedusaError.Types.NOT_ALLOWED,
+        `The pay-in is ${row?.status ?? "unknown"}, not closed: the shopper has not paid yet`, "payin_not_paid")
     }
     return { data: { ...data, payin_status: row.status } }
   }
@@ -284,21 +270,15 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
   async refundPayment(input: RefundPaymentInput): Promise<RefundPaymentOutput> {
     const data = (input.data ?? {}) as Data
     if (!(await this.settings()).manualRefunds) {
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
+      throw payinError(MedusaError.Types.NOT_ALLOWED,
         "The payment service has no refund operation. Pay the shopper back outside Medusa (for example by bank " +
-          "transfer), or enable manualRefunds in the pay-in provider options to record such refunds in Medusa",
-        "payin_refund_unsupported"
-      )
+          "transfer), or enable manualRefunds in the pay-in provider options to record such refunds in Medusa", "payin_refund_unsupported")
     }
     const row = await this.findRow(data)
     if (!row?.order_id) {
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
+      throw payinError(MedusaError.Types.NOT_ALLOWED,
         "No order was placed for this pay-in: a refund is recorded only for a placed order, once the money " +
-          "was paid back outside Medusa",
-        "payin_refund_without_order"
-      )
+          "was paid back outside Medusa", "payin_refund_without_order")
     }
     const amount = MathBN.convert(input.amount).toFixed()
     const refund = { amount, at: new Date().toISOString(), mode: "manual" }

@@ -2,6 +2,7 @@ import { MedusaError } from "@medusajs/framework/utils"
 import { z } from "zod"
 import { PayinProviderOptions } from "../../../medusa-plugin.config"
 import { PAYIN_METHODS } from "../../client/schemas"
+import { payinError } from "./payin-error"
 
 /**
  * Key under which the store middleware passes what it captured server-side (the shopper's IP and
@@ -77,32 +78,20 @@ export function parseStorefrontData(data: Record<string, unknown> | undefined, o
       issue.code === "unrecognized_keys"
         ? `Unknown payment data field(s): ${issue.keys.join(", ")}. Allowed: method, bank, success_url, failure_url, locale`
         : `Invalid payment data: ${issue.path.join(".") || "data"}: ${issue.message}`
-    throw new MedusaError(MedusaError.Types.INVALID_DATA, message, "payin_invalid_data")
+    throw payinError(MedusaError.Types.INVALID_DATA, message, "payin_invalid_data")
   }
   const value = parsed.data
   if (value.method && options.allowedMethods.length && !options.allowedMethods.includes(value.method)) {
-    throw new MedusaError(
-      MedusaError.Types.INVALID_DATA,
-      `Payment method "${value.method}" is not offered by this store. Offered: ${options.allowedMethods.join(", ")}`,
-      "payin_invalid_data"
-    )
+    throw payinError(MedusaError.Types.INVALID_DATA, `Payment method "${value.method}" is not offered by this store. Offered: ${options.allowedMethods.join(", ")}`, "payin_invalid_data")
   }
   if (value.bank && options.allowedBanks.length && !options.allowedBanks.includes(value.bank)) {
-    throw new MedusaError(
-      MedusaError.Types.INVALID_DATA,
-      `Bank "${value.bank}" is not offered by this store. Offered: ${options.allowedBanks.join(", ")}`,
-      "payin_invalid_data"
-    )
+    throw payinError(MedusaError.Types.INVALID_DATA, `Bank "${value.bank}" is not offered by this store. Offered: ${options.allowedBanks.join(", ")}`, "payin_invalid_data")
   }
   for (const key of ["success_url", "failure_url"] as const) {
     const url = value[key]
     if (url !== undefined && !isAllowedRedirect(url, options.allowedRedirectOrigins)) {
-      throw new MedusaError(
-        MedusaError.Types.INVALID_DATA,
-        `${key} must be an http(s) URL on one of the store's allowed redirect origins` +
-          (options.allowedRedirectOrigins.length ? ` (${options.allowedRedirectOrigins.join(", ")})` : " (none are configured)"),
-        "payin_invalid_data"
-      )
+      throw payinError(MedusaError.Types.INVALID_DATA, `${key} must be an http(s) URL on one of the store's allowed redirect origins` +
+          (options.allowedRedirectOrigins.length ? ` (${options.allowedRedirectOrigins.join(", ")})` : " (none are configured)"), "payin_invalid_data")
     }
   }
   const client = ClientContextSchema.safeParse(data?.[CLIENT_CONTEXT_KEY] ?? {})

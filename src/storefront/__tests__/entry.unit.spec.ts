@@ -22,10 +22,10 @@ describe("package entries", () => {
     for (const { file, text } of sources(KIT)) {
       for (const spec of imports(text)) {
         // besides its own files: the shared status vocabulary and provider id, which import nothing
-        expect([file, spec]).toEqual([file, expect.stringMatching(/^(\.\/[\w-]+|qrcode-generator|\.\.\/status|\.\.\/provider-id)$/)])
+        expect([file, spec]).toEqual([file, expect.stringMatching(/^(\.\/[\w-]+|qrcode-generator|\.\.\/status|\.\.\/provider-id|\.\.\/error-code)$/)])
       }
     }
-    for (const shared of ["status.ts", "provider-id.ts"]) {
+    for (const shared of ["status.ts", "provider-id.ts", "error-code.ts"]) {
       expect([shared, imports(readFileSync(join(KIT, "..", shared), "utf8"))]).toEqual([shared, []])
     }
   })

@@ -31,6 +31,7 @@ export {
   stateText,
   requisiteLabels,
   copyText,
+  payinErrorOf,
 } from "../index"
 export type {
   PayinBankOption,
@@ -55,6 +56,7 @@ export type {
   PayinBanksQuery,
   Messages,
   PayinLocale,
+  PayinError,
 } from "../index"
 export { PayinInstructions, type PayinInstructionsProps } from "./instructions"
 export { PayinLiveInstructions, type PayinLiveInstructionsProps } from "./live-instructions"

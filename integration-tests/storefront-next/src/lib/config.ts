@@ -2,7 +2,7 @@ import Medusa from "@medusajs/js-sdk"
 import { createPayinStoreClient } from "medusa-plugin-payin-storefront" // added
 
 // Defaults to standard port for Medusa server
-export let MEDUSA_BACKEND_URL = "http://localhost:9000" // changed: exported (lib/data/cart.ts)
+let MEDUSA_BACKEND_URL = "http://localhost:9000"
 
 if (process.env.MEDUSA_BACKEND_URL) {
   MEDUSA_BACKEND_URL = process.env.MEDUSA_BACKEND_URL

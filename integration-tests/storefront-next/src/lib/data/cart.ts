@@ -1,7 +1,8 @@
 "use server"
 
-import { MEDUSA_BACKEND_URL, sdk } from "@lib/config"
+import { sdk } from "@lib/config"
 import { HttpTypes } from "@medusajs/types"
+import { payinErrorOf, type PayinError } from "medusa-plugin-payin-storefront" // added
 import { revalidatePath } from "next/cache"
 import { redirect } from "next/navigation"
 import { getCartId, removeCartId, setCartId } from "./cookies"
@@ -89,51 +90,23 @@ export async function setShippingMethod(formData: FormData) {
   rerender()
 }
 
-export type PaymentSessionError = { code: string; message: string }
-
 /**
- * Changed: resolves with `{ error: { code, message } }` instead of throwing, because a production
- * build hides a thrown message from the browser; the pay-in provider's codes (e.g.
- * `payin_requisites_unavailable`) tell the shopper what to do. The session itself is created
- * with fetch: js-sdk 2.21.2's FetchError keeps Medusa's message but drops its `code`.
+ * Changed: resolves with `{ error: { code, message } }` instead of throwing (the starter's
+ * `.catch(medusaError)` throws), because a production build hides a thrown message from the
+ * browser. `payinErrorOf` reads the pay-in provider's code (e.g. `payin_requisites_unavailable`)
+ * from the js-sdk's error, which keeps only the message.
  */
 export async function initiatePaymentSession(
   cart: HttpTypes.StoreCart,
   data: HttpTypes.StoreInitializePaymentSession
-): Promise<{ error: PaymentSessionError | null }> {
-  const collectionId =
-    cart.payment_collection?.id ??
-    (
-      await sdk.client.fetch<HttpTypes.StorePaymentCollectionResponse>(
-        "/store/payment-collections",
-        { method: "POST", body: { cart_id: cart.id } }
-      )
-    ).payment_collection.id
-
-  const response = await fetch(
-    `${MEDUSA_BACKEND_URL}/store/payment-collections/${collectionId}/payment-sessions`,
-    {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-publishable-api-key": process.env.NEXT_PUBLIC_MEDUSA_PUBLISHABLE_KEY!,
-      },
-      body: JSON.stringify(data),
-    }
-  )
-
-  if (!response.ok) {
-    const body = await response.json().catch(() => ({}))
-    return {
-      error: {
-        code: body.code ?? body.type ?? `http_${response.status}`,
-        message: body.message ?? response.statusText,
-      },
-    }
-  }
-
-  rerender()
-  return { error: null }
+): Promise<{ error: PayinError | null }> {
+  return sdk.store.payment
+    .initiatePaymentSession(cart, data)
+    .then(() => {
+      rerender()
+      return { error: null }
+    })
+    .catch((e: unknown) => ({ error: payinErrorOf(e) })) // changed
 }
 
 /**

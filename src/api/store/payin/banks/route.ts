@@ -8,6 +8,7 @@ import { BanksCache, BanksSnapshot, banksCacheKey } from "../banks-cache"
 import { findCart } from "../lookups"
 import { chooseProvider, inSalesChannels } from "../scope"
 import { banksQuerySchema } from "../validators"
+import { withCode } from "../../../../error-code"
 
 /** One cache per Medusa process, shared by every request. */
 const cache = new BanksCache()
@@ -107,8 +108,11 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
   res.json(body)
 }
 
-/** 503 in Medusa's error shape; the message is fixed text (never the key, URL or the service's words). */
+/**
+ * 503 in Medusa's error shape, the code also at the end of the message (src/error-code.ts); the
+ * message is fixed text (never the key, URL or the service's words).
+ */
 function unavailable(res: MedusaResponse, code: string, message: string): void {
-  const body: PayinStoreError = { type: "payin_unavailable", code, message }
+  const body: PayinStoreError = { type: "payin_unavailable", code, message: withCode(message, code) }
   res.status(503).json(body)
 }

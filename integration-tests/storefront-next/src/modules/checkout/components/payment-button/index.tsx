@@ -31,9 +31,7 @@ const PaymentButton: React.FC<PaymentButtonProps> = ({
       return (
         <PayinPaymentButton
           notReady={notReady}
-          paymentPageUrl={safePaymentPageUrl(
-            paymentSession?.data?.payment_page_url as string | undefined
-          )}
+          paymentPageUrl={safePaymentPageUrl(paymentSession?.data?.payment_page_url)}
           data-testid={dataTestId}
         />
       )

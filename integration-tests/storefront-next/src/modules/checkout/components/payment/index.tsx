@@ -11,13 +11,7 @@ import {
 import { useParams } from "next/navigation"
 import { useState } from "react"
 
-// added: what to tell the shopper for the pay-in provider's error codes
-const payinErrors: Record<string, string> = {
-  payin_requisites_unavailable:
-    "No bank details are free for this amount right now. Pick another bank or method, or try again in a minute.",
-  payin_unavailable:
-    "Bank transfer is unavailable right now. Please choose another payment method.",
-}
+const messages = getMessages("en") // added: the kit's texts (bank, method and error names)
 
 const Payment = ({
   cart,
@@ -71,8 +65,7 @@ const Payment = ({
       })
       // changed: the action resolves with the error instead of throwing
       if (result.error) {
-        const { code, message } = result.error
-        setError(`${payinErrors[code] ?? message} (${code})`)
+        setError(messages.errorText(result.error.code, result.error.message))
       }
     } catch (err: any) {
       setError(err.message)
@@ -115,7 +108,7 @@ const Payment = ({
             <option value="">Any bank</option>
             {payinBanks.banks.map((b) => (
               <option key={b.name} value={b.name}>
-                {getMessages("en").bankName(b.name)}
+                {messages.bankName(b.name)}
               </option>
             ))}
           </select>
@@ -128,7 +121,7 @@ const Payment = ({
             <option value="">Any method</option>
             {methods.map((m) => (
               <option key={m} value={m}>
-                {m}
+                {messages.methodName(m)}
               </option>
             ))}
           </select>
