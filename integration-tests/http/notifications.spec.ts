@@ -168,6 +168,19 @@ medusaIntegrationTestRunner({
       expect(reset.data.sources["notifications.paidTemplate"]).toBe("default")
       const all = await api.get("/admin/payin/settings", admin)
       expect(all.data.providers[0].values.notifications.enabled).toBe(true)
+
+      // as the admin form saves: with the revision it read, again and again; a stale one is refused
+      let revision = all.data.providers[0].revision
+      expect(revision).toBeGreaterThan(1)
+      for (const expiredTemplate of ["order-expired", "order-expired-2"]) {
+        const saved = await api.post("/admin/payin/settings/default", { notifications: { expiredTemplate }, revision }, admin)
+        expect([saved.status, saved.data.values.notifications.expiredTemplate, saved.data.revision]).toEqual([200, expiredTemplate, revision + 1])
+        revision = saved.data.revision
+      }
+      const stale = await api
+        .post("/admin/payin/settings/default", { notifications: { enabled: false }, revision: revision - 1 }, admin)
+        .catch((e: any) => e.response)
+      expect([stale.status, stale.data.code]).toEqual([409, "settings_conflict"])
     })
 
     it("order placed awaiting → one payin.instructions with the documented data; paid → one payin.paid; repeats change nothing", async () => {

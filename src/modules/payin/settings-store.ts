@@ -310,27 +310,29 @@ export class SettingsStore {
     actor?: string
   ): Promise<void> {
     const columns = Object.keys(keyColumns)
-    const guard = revision === undefined ? "" : "where payin_setting.revision = ?"
-    const result = await this.db().raw(
-      `insert into payin_setting (id, scope, values, revision, updated_by${columns.map((c) => `, ${c}`).join("")})
-       select ?, ?, ?::jsonb, 1, ?${columns.map(() => ", ?").join("")}
-       where ?::int is null or ?::int = 0
-       on conflict (scope) where deleted_at is null do update set
-         values = excluded.values, revision = payin_setting.revision + 1, updated_by = excluded.updated_by,
-         updated_at = now()${columns.map((c) => `, ${c} = excluded.${c}`).join("")}
-       ${guard}
-       returning revision`,
-      [
-        generateEntityId(undefined, "payinset"),
-        scope,
-        JSON.stringify(values),
-        actor ?? null,
-        ...columns.map((c) => keyColumns[c]),
-        revision ?? null,
-        revision ?? null,
-        ...(revision === undefined ? [] : [revision]),
-      ]
-    )
+    // A form that read the scope at revision N > 0 updates that row only while it is still at N
+    // (an insert guarded by the revision would insert nothing, so its ON CONFLICT would never run).
+    const result = revision
+      ? await this.db().raw(
+          `update payin_setting set values = ?::jsonb, revision = revision + 1, updated_by = ?, updated_at = now()${columns
+            .map((c) => `, ${c} = ?`)
+            .join("")}
+           where scope = ? and deleted_at is null and revision = ?
+           returning revision`,
+          [JSON.stringify(values), actor ?? null, ...columns.map((c) => keyColumns[c]), scope, revision]
+        )
+      : // no revision, or revision 0 (the form read no row): insert, or update an existing row
+        // (unconditionally without a revision; with 0, only if it is still at 0, i.e. never)
+        await this.db().raw(
+          `insert into payin_setting (id, scope, values, revision, updated_by${columns.map((c) => `, ${c}`).join("")})
+           values (?, ?, ?::jsonb, 1, ?${columns.map(() => ", ?").join("")})
+           on conflict (scope) where deleted_at is null do update set
+             values = excluded.values, revision = payin_setting.revision + 1, updated_by = excluded.updated_by,
+             updated_at = now()${columns.map((c) => `, ${c} = excluded.${c}`).join("")}
+           ${revision === undefined ? "" : "where payin_setting.revision = 0"}
+           returning revision`,
+          [generateEntityId(undefined, "payinset"), scope, JSON.stringify(values), actor ?? null, ...columns.map((c) => keyColumns[c])]
+        )
     this.loadedAt_ = 0
     this.effective_.clear()
     if (!result.rows.length) {
