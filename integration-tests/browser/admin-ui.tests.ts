@@ -1,5 +1,5 @@
 // The admin in a real browser against the demo store (browser.spec.ts starts it): settings saved
-// and shown with their source, Test connection (success and the whitelist failure with the address
+// and shown with their source, the shopper notification settings, Test connection (success and the whitelist failure with the address
 // to add), the order widget, the transactions page and Reconcile now, the Russian UI.
 import type { Page } from "playwright-core"
 import { adminLogin } from "../support/chromium"
@@ -61,6 +61,45 @@ export function adminTests(suite: BrowserSuite): void {
       undefined,
       { timeout: 30_000 }
     )
+  })
+
+  it("Settings → Pay-in: shopper notifications are set from the form, a bad status URL template is refused", async () => {
+    await page.goto(`${suite.demo.adminUrl}/settings/payin`)
+    await page.getByTestId("payin-settings-page").waitFor()
+    // on in the demo, from medusa-config
+    await expect(page.getByTestId("payin-field-notifications.enabled").getAttribute("data-state")).resolves.toBe("checked")
+    await expect(page.getByTestId("payin-source-notifications.enabled").getAttribute("data-source")).resolves.toBe("config")
+    await expect(page.getByTestId("payin-field-notifications.channel").inputValue()).resolves.toBe("email")
+
+    const url = page.getByTestId("payin-field-notifications.orderStatusUrl")
+    await url.fill("https://shop.example.com/order/{id}")
+    await page.getByTestId("payin-save").click()
+    await page.getByTestId("payin-field-error-notifications.orderStatusUrl").waitFor()
+
+    const template = `${suite.demo.storefrontUrl}/{country_code}/order/{order_id}`
+    await url.fill(template)
+    await page.getByTestId("payin-field-notifications.paidTemplate").fill("d-order-paid")
+    await page.getByTestId("payin-save").click()
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="payin-source-notifications.paidTemplate"]')?.getAttribute("data-source") === "admin"
+    )
+    await page.reload()
+    await page.getByTestId("payin-settings-page").waitFor()
+    await expect(page.getByTestId("payin-field-notifications.paidTemplate").inputValue()).resolves.toBe("d-order-paid")
+    await expect(page.getByTestId("payin-field-notifications.orderStatusUrl").inputValue()).resolves.toBe(template)
+    await expect(page.getByTestId("payin-source-notifications.orderStatusUrl").getAttribute("data-source")).resolves.toBe("admin")
+    const saved = await suite.api("GET", "/admin/payin/settings/default", { admin: true })
+    expect(saved.values.notifications).toMatchObject({ enabled: true, channel: "email", paidTemplate: "d-order-paid", orderStatusUrl: template })
+
+    // switched off from the form, then everything back to medusa-config
+    await page.getByTestId("payin-field-notifications.enabled").click()
+    await page.getByTestId("payin-save").click()
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid="payin-source-notifications.enabled"]')?.getAttribute("data-source") === "admin"
+    )
+    expect((await suite.api("GET", "/admin/payin/settings/default", { admin: true })).values.notifications.enabled).toBe(false)
+    await suite.api("POST", "/admin/payin/settings/default", { admin: true, body: { notifications: null } })
+    expect((await suite.api("GET", "/admin/payin/settings/default", { admin: true })).values.notifications.enabled).toBe(true)
   })
 
   it("Test connection: success, then the whitelist failure with the address to add", async () => {
