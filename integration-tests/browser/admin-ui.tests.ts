@@ -88,6 +88,8 @@ export function adminTests(suite: BrowserSuite): void {
     await expect(page.getByTestId("payin-field-notifications.paidTemplate").inputValue()).resolves.toBe("d-order-paid")
     await expect(page.getByTestId("payin-field-notifications.orderStatusUrl").inputValue()).resolves.toBe(template)
     await expect(page.getByTestId("payin-source-notifications.orderStatusUrl").getAttribute("data-source")).resolves.toBe("admin")
+    await page.getByTestId("payin-field-notifications.orderStatusUrl").scrollIntoViewIfNeeded()
+    await shot("settings-notifications")
     const saved = await suite.api("GET", "/admin/payin/settings/default", { admin: true })
     expect(saved.values.notifications).toMatchObject({ enabled: true, channel: "email", paidTemplate: "d-order-paid", orderStatusUrl: template })
 

@@ -22,11 +22,12 @@ export function orderStatusUrlTemplateError(template: string): string | null {
   if (template.length > MAX_TEMPLATE_LENGTH) {
     return `must be at most ${MAX_TEMPLATE_LENGTH} characters`
   }
+  // (the value itself is never echoed: option errors name the field only)
   const unknown = [...template.matchAll(PLACEHOLDER)]
     .map((m) => m[1])
     .filter((name) => !(ORDER_STATUS_URL_PLACEHOLDERS as readonly string[]).includes(name))
   if (unknown.length) {
-    return `has an unknown placeholder ${unknown.map((n) => `{${n}}`).join(", ")} (known: ${known})`
+    return `may only use the placeholders ${known}`
   }
   const sample = template.replace(PLACEHOLDER, "x")
   if (/[{}]/.test(sample)) {

@@ -15,7 +15,9 @@ describe("order status URL template", () => {
   })
 
   it("refuses unknown placeholders, stray braces, other schemes, credentials and relative URLs", () => {
-    expect(orderStatusUrlTemplateError("https://shop.example.com/order/{id}")).toMatch(/has an unknown placeholder \{id\} \(known: \{order_id\}/)
+    expect(orderStatusUrlTemplateError("https://shop.example.com/order/{id}")).toBe(
+      "may only use the placeholders {order_id}, {display_id}, {cart_id}, {country_code}"
+    )
     expect(orderStatusUrlTemplateError("https://shop.example.com/order/{order_id")).toMatch(/unmatched brace/)
     expect(orderStatusUrlTemplateError("https://shop.example.com/order/order_id}")).toMatch(/unmatched brace/)
     expect(orderStatusUrlTemplateError("ftp://shop.example.com/{order_id}")).toMatch(/http\(s\) URL/)
@@ -55,7 +57,7 @@ describe("notification options and settings", () => {
     const options = parseProviderOptions({ notifications: { enabled: true, orderStatusUrl: "https://s.example/{order_id}" } }, {})
     expect(options.notifications).toMatchObject({ enabled: true, channel: "email", orderStatusUrl: "https://s.example/{order_id}" })
     expect(() => parseProviderOptions({ notifications: { orderStatusUrl: "https://s.example/{oops}" } }, {})).toThrow(
-      /notifications\.orderStatusUrl: notifications\.orderStatusUrl has an unknown placeholder \{oops\}/
+      /notifications\.orderStatusUrl: notifications\.orderStatusUrl may only use the placeholders \{order_id\}/
     )
     expect(() => parseProviderOptions({ notifications: { channel: "" } } as never, {})).toThrow(/notifications\.channel/)
     expect(() => parseProviderOptions({ notifications: { to: "x" } } as never, {})).toThrow(/unknown option\(s\) "to"/)
