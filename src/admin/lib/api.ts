@@ -233,13 +233,33 @@ export function useTestConnection(id: string) {
   })
 }
 
+/** A page of GET /admin/payin/transactions (README "Admin API"). */
+export type TransactionsPage = {
+  transactions: TransactionRow[]
+  /** Exact, or an estimate above 10,000 matches: "about N" (count_is_estimate) or "N+" (count_is_lower_bound too). */
+  count: number
+  count_is_estimate: boolean
+  count_is_lower_bound: boolean
+  limit: number
+  offset: number
+  /** Pass as `cursor` for the next page; null on the last one. */
+  next_cursor: string | null
+}
+
 export function useTransactions(query: URLSearchParams) {
   const qs = query.toString()
   return useQuery({
     queryKey: keys.transactions(qs),
-    queryFn: () =>
-      adminFetch<{ transactions: TransactionRow[]; count: number; limit: number; offset: number }>(`/admin/payin/transactions?${qs}`),
+    queryFn: () => adminFetch<TransactionsPage>(`/admin/payin/transactions?${qs}`),
   })
+}
+
+/**
+ * The CSV export's URL (GET /admin/payin/transactions/export): the browser downloads it through
+ * a plain link with the admin's session cookie, streaming it to a file.
+ */
+export function exportUrl(query: URLSearchParams): string {
+  return `${base}/admin/payin/transactions/export?${query.toString()}`
 }
 
 export function useTransaction(id: string) {

@@ -14,13 +14,22 @@ export async function lockRow(trx: Db, ledgerId: string): Promise<LedgerRow> {
   return rows[0]
 }
 
+/**
+ * SQL for `flag_kinds` from a `flags` object: its keys, sorted; null when there are none. Every
+ * statement that writes `flags` writes `flag_kinds` with it (the admin's flag filters use it).
+ */
+export const FLAG_KINDS_SQL = (flags: string) => `(select array_agg(k order by k) from jsonb_object_keys(${flags}) as k)`
+
 /** Adds a flag once, with a history note; the notice to emit, or nothing when it was there. */
 export async function addFlag(trx: Db, row: LedgerRow, flag: PayinFlag, details: Record<string, unknown>): Promise<LedgerNotice[]> {
+  // SET sees the row before the update: both columns are computed from the same old flags
+  const flags = "coalesce(flags, '{}'::jsonb) || jsonb_build_object(?::text, ?::jsonb)"
+  const entry = JSON.stringify({ at: new Date().toISOString(), ...details })
   const { rows } = await trx.raw(
-    `update payin_transaction set flags = coalesce(flags, '{}'::jsonb) || jsonb_build_object(?::text, ?::jsonb), updated_at = now()
+    `update payin_transaction set flags = ${flags}, flag_kinds = ${FLAG_KINDS_SQL(flags)}, updated_at = now()
      where id = ? and not jsonb_exists(coalesce(flags, '{}'::jsonb), ?::text)
      returning id`,
-    [flag, JSON.stringify({ at: new Date().toISOString(), ...details }), row.id, flag]
+    [flag, entry, flag, entry, row.id, flag]
   )
   if (!rows.length) return []
   await history(trx, row, row.status, row.status, "store", `flag: ${flag}`)

@@ -14,7 +14,7 @@ import {
 } from "../../status"
 import type { Db } from "./db"
 import { compareReceived } from "./money"
-import { addFlag, history, lockRow } from "./ledger-rows"
+import { FLAG_KINDS_SQL, addFlag, history, lockRow } from "./ledger-rows"
 import type { PayinTransaction } from "./models"
 
 /** A ledger row as the module stores it (inferred from the model; `amount` as numeric text from SQL). */
@@ -334,9 +334,10 @@ export class Ledger {
   /** A pay-in unknown to the store (no row of this instance): kept, flagged, so it is not lost. */
   async createUnknown(providerId: string, tx: Transaction): Promise<LedgerRow> {
     const externalId = tx.extra?.externalTransactionId ?? null
+    const flags = JSON.stringify({ unknown_payin: { at: new Date().toISOString(), external_id: externalId } })
     const { rows } = await this.db().raw(
-      `insert into payin_transaction (id, provider_id, status, amount, raw_amount, currency_code, flags)
-       values (?, ?, 'creating', ?, ?::jsonb, ?, ?::jsonb)
+      `insert into payin_transaction (id, provider_id, status, amount, raw_amount, currency_code, flags, flag_kinds)
+       values (?, ?, 'creating', ?, ?::jsonb, ?, ?::jsonb, ${FLAG_KINDS_SQL("?::jsonb")})
        returning *`,
       [
         generateEntityId(undefined, "payintx"),
@@ -344,7 +345,8 @@ export class Ledger {
         tx.fiatAmount,
         JSON.stringify({ value: tx.fiatAmount, precision: 20 }),
         tx.fiatCurrency.toLowerCase(),
-        JSON.stringify({ unknown_payin: { at: new Date().toISOString(), external_id: externalId } }),
+        flags,
+        flags,
       ]
     )
     return rows[0]

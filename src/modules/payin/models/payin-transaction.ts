@@ -1,5 +1,5 @@
 import { model } from "@medusajs/framework/utils"
-import { LEDGER_STATUSES } from "../../../status"
+import { LEDGER_STATUSES, OPEN_STATUSES } from "../../../status"
 import { PayinStatusChange } from "./payin-status-change"
 
 /**
@@ -55,6 +55,11 @@ export const PayinTransaction = model
     effect_attempts: model.number().default(0),
     /** Exceptions for the merchant: { [flag]: { at, ...details } } (late_payment, stray_payment, ...). */
     flags: model.json().nullable(),
+    /**
+     * The keys of `flags`, sorted (null when there are none): the same facts in a column the
+     * admin's flag filters can index. Written only with `flags`, by the ledger (ledger-rows.ts).
+     */
+    flag_kinds: model.array().nullable(),
     /** Refunds recorded in manual-refund mode. */
     refunds: model.json().nullable(),
     /** The last Transaction object seen from the service. */
@@ -65,12 +70,23 @@ export const PayinTransaction = model
     history: model.hasMany(() => PayinStatusChange, { mappedBy: "transaction" }),
   })
   .indexes([
+    // the webhook apply path's lookups (by the service's id, the session, the collection)
     { on: ["session_id"], unique: true, where: "session_id IS NOT NULL" },
     { on: ["service_id"], unique: true, where: "service_id IS NOT NULL" },
-    { on: ["status", "created_at"] },
-    { on: ["order_id"], where: "order_id IS NOT NULL" },
-    { on: ["cart_id"], where: "cart_id IS NOT NULL" },
     { on: ["payment_collection_id"], where: "payment_collection_id IS NOT NULL" },
-    // reconciliation finds pay-ins whose effect is pending without reading the closed ones
+    // the admin's list, newest first, and its keyset (cursor) pages; the export by creation time
+    { on: ["created_at", "id"] },
+    // the same per status, and per provider instance (an instance's list and export)
+    { on: ["status", "created_at", "id"] },
+    { on: ["provider_id", "created_at", "id"] },
+    // the flag filters (flag_kinds && …); has_flags and flag + status use two partial indexes
+    // created by the migration in SQL (INCLUDE flag_kinds), as do the prefix searches
+    // (text_pattern_ops on the ids, order_id and cart_id included, and on the requisite numbers)
+    { on: ["flag_kinds"], type: "GIN", where: "flag_kinds IS NOT NULL" },
+    // the export by closing time
+    { on: ["paid_at", "id"], where: "paid_at IS NOT NULL" },
+    // reconciliation reads the open pay-ins by id without reading the closed ones …
+    { name: "IDX_payin_transaction_open_id", on: ["id"], where: `status IN (${OPEN_STATUSES.map((s) => `'${s}'`).join(", ")})` },
+    // … and finds pay-ins whose effect is pending the same way
     { on: ["effect_attempts", "id"], where: "effect_pending IS NOT NULL" },
   ])

@@ -1,0 +1,98 @@
+import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
+import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
+import { csvLine } from "../../../../../modules/payin/csv"
+import { EXPORT_COLUMNS, exportCells } from "../../../../../modules/payin/ledger-export"
+import type { ExportFilters, ExportRow } from "../../../../../modules/payin/ledger-queries"
+import { parseOr400, payinModule } from "../../helpers"
+import { exportQuerySchema } from "../validators"
+
+type Query = { graph(input: unknown): Promise<{ data: unknown[] }> }
+
+/** The display ids of a batch's orders (one lookup per batch through Medusa's Query). */
+async function displayIdsOf(query: Query, rows: ExportRow[]): Promise<Map<string, number>> {
+  const ids = [...new Set(rows.map((r) => r.order_id).filter((id): id is string => Boolean(id)))]
+  if (!ids.length) return new Map()
+  const { data } = await query.graph({ entity: "order", fields: ["id", "display_id"], filters: { id: ids } })
+  return new Map(
+    (data as { id: string; display_id?: number | null }[])
+      .filter((o) => typeof o.display_id === "number")
+      .map((o) => [o.id, o.display_id as number])
+  )
+}
+
+function fileName(filters: ExportFilters): string {
+  const day = (d?: Date) => (d ? d.toISOString().slice(0, 10) : null)
+  const period = filters.from || filters.to ? `${day(filters.from) ?? "start"}-to-${day(filters.to) ?? "now"}` : "all"
+  return `payins-${filters.by}-${period}.csv`
+}
+
+/** Resolves when the response can take more (or is gone). */
+function drained(res: MedusaResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done)
+      res.off("close", done)
+      resolve()
+    }
+    res.on("drain", done)
+    res.on("close", done)
+  })
+}
+
+/**
+ * GET /admin/payin/transactions/export: the pay-ins of a period as CSV (text/csv, RFC 4180),
+ * streamed: read from the database in keyset batches, each written before the next is read,
+ * waiting for the connection to drain when the client reads slower (memory stays one batch).
+ * An error before the first byte is a normal error answer; after it, the connection is cut, so
+ * a partial file never looks complete.
+ */
+export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
+  const query = parseOr400(res, exportQuerySchema, req.query)
+  if (!query) return
+  const filters: ExportFilters = {
+    by: query.by,
+    from: query.from,
+    to: query.to,
+    status: query.status,
+    flags: query.flag,
+    hasFlags: query.has_flags === "true",
+    providerId: query.provider_id,
+  }
+  const graph = req.scope.resolve(ContainerRegistrationKeys.QUERY) as Query
+  const batches = payinModule(req).queries.exportBatches(filters)[Symbol.asyncIterator]()
+  // the first batch before the headers: a database error here is still a proper 500
+  let next = await batches.next()
+  let closed = false
+  res.on("close", () => {
+    closed = true
+  })
+  res.status(200)
+  res.setHeader("Content-Type", "text/csv; charset=utf-8")
+  res.setHeader("Content-Disposition", `attachment; filename="${fileName(filters)}"`)
+  res.setHeader("Cache-Control", "no-store")
+  res.setHeader("X-Content-Type-Options", "nosniff")
+  const write = async (chunk: string) => {
+    if (!res.write(chunk)) await drained(res)
+  }
+  try {
+    await write(csvLine(EXPORT_COLUMNS))
+    while (!next.done && !closed) {
+      const rows = next.value
+      const displayIds = await displayIdsOf(graph, rows)
+      await write(rows.map((row) => csvLine(exportCells(row, displayIds))).join(""))
+      if (closed) break
+      next = await batches.next()
+    }
+    if (closed) {
+      await batches.return?.(undefined)
+      return
+    }
+    res.end()
+  } catch (error) {
+    req.scope
+      .resolve(ContainerRegistrationKeys.LOGGER)
+      .error(`payin: the export stopped: ${error instanceof Error ? error.message : String(error)}`)
+    await batches.return?.(undefined).catch(() => undefined)
+    res.destroy(error instanceof Error ? error : new Error(String(error)))
+  }
+}
