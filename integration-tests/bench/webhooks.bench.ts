@@ -308,7 +308,7 @@ medusaIntegrationTestRunner({
       const retained = process.memoryUsage().heapUsed - heapBefore
       const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`
       lines.push(
-        `reconciliation of ${PENDING} pending pay-ins: ${seconds.toFixed(1)} s (target <= 30 s), ${report.checked} looked up; ` +
+        `reconciliation of ${PENDING} pending pay-ins: ${seconds.toFixed(1)} s (target <= 10 s), ${report.checked} looked up; ` +
           `memory growth: ${mb(retained)} retained heap, ${mb(peakRss - rssBefore)} peak RSS (target <= 100 MB)`
       )
 

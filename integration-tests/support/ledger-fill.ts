@@ -12,6 +12,7 @@
 //   ids           payintx_/payses_/order_/cart_/pay_col_ + 26 characters, service_id a UUID,
 //                 all derived from i and `tag` (prefix searches find exactly one row)
 //   amounts       numeric with 2 decimals; the service's crypto amount, rate and fee as digit strings
+//   requisite     a card number (2200 + 12 pseudo-random digits); every third an SBP phone number
 export type LedgerFill = {
   /** rows to add */
   count: number
@@ -27,14 +28,6 @@ export type LedgerFill = {
 }
 
 type Knex = { raw(sql: string, bindings?: unknown[]): Promise<{ rows: any[] }> }
-
-/** The id of row i of a fill (same derivation as the SQL below). */
-export const fillId = (prefix: string, tag: string, i: number) => `${prefix}_01${tag.toUpperCase()}${md5Upper(`${prefix}${tag}${i}`).slice(0, 24 - tag.length)}`
-
-function md5Upper(text: string): string {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require("crypto").createHash("md5").update(text).digest("hex").toUpperCase()
-}
 
 export async function fillLedger(knex: Knex, fill: LedgerFill, progress?: (done: number) => void): Promise<void> {
   if (!/^[a-z0-9]{1,8}$/.test(fill.tag)) throw new Error("tag: 1–8 lowercase letters or digits")
@@ -83,7 +76,8 @@ with g as (
     'pay_col_01' || :tagUpper::text || upper(substr(md5('pay_col' || :tag::text || i), 1, :idLength::int)) as collection_id,
     substr(h, 1, 8) || '-' || substr(h, 9, 4) || '-4' || substr(h, 14, 3) || '-a' || substr(h, 18, 3) || '-' || substr(h, 21, 12) as service_id,
     case when m = 7 then amount - 10 else amount end as received,
-    '22' || lpad(((i * 104729) % 100000000000000)::text, 14, '0') as requisites
+    '2200' || lpad((('x' || substr(md5('requisite' || :tag::text || i), 1, 12))::bit(48)::bigint % 1000000000000)::text, 12, '0') as requisites,
+    '+79' || lpad((('x' || substr(md5('sbp' || :tag::text || i), 1, 12))::bit(48)::bigint % 1000000000)::text, 9, '0') as sbp
   from r
 ), f as (
   select v.*,
@@ -104,7 +98,7 @@ select
   jsonb_build_object('value', amount::text, 'precision', 20), 'rub',
   (case when status = 'closed' then received else amount end)::text, amount::text, 'RUB', 'card', 'Sberbank',
   jsonb_build_object('id', 'req-' || (i % 997), 'bank', 'Sberbank', 'ownerName', 'Ivan Petrov', 'requisites', requisites,
-    'sbpNumber', case when i % 3 = 0 then '+7900' || lpad((i % 10000000)::text, 7, '0') end, 'fiatCurrency', 'RUB'),
+    'sbpNumber', case when i % 3 = 0 then sbp end, 'fiatCurrency', 'RUB'),
   'https://pay.example.test/p/' || service_id, collection_id, cart_id,
   case when status in ('closed', 'dispute') or i % 2 = 0 then order_id end,
   created + interval '30 minutes',

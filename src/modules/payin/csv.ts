@@ -10,10 +10,13 @@ export type CsvValue = string | number | boolean | null | undefined
 const FORMULA_START = /^[=+\-@\t\r]/
 const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/
 const NEEDS_QUOTES = /[",\r\n]/
+/** Either of the above: most cells need neither (one test). */
+const SPECIAL = /^[=+\-@\t\r]|[",\r\n]/
 
 export function csvCell(value: CsvValue): string {
   if (value === null || value === undefined) return ""
   const text = String(value)
+  if (!SPECIAL.test(text)) return text
   if (FORMULA_START.test(text) && !PLAIN_NUMBER.test(text)) {
     return `"'${text.replace(/"/g, '""')}"`
   }

@@ -24,7 +24,7 @@ export const EXPORT_COLUMNS = [
   "captured",
 ] as const
 
-const iso = (value: Date | string | null) => (value ? new Date(value).toISOString() : null)
+const iso = (value: Date | string | null) => (value instanceof Date ? value.toISOString() : value ? new Date(value).toISOString() : null)
 
 /** One pay-in as the export's cells (display ids looked up per batch by the route). */
 export function exportCells(row: ExportRow, displayIds: Map<string, number>): CsvValue[] {

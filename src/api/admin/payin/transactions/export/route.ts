@@ -7,17 +7,35 @@ import { parseOr400, payinModule } from "../../helpers"
 import { exportQuerySchema } from "../validators"
 
 type Query = { graph(input: unknown): Promise<{ data: unknown[] }> }
+type Pg = { raw(sql: string, bindings?: unknown[]): Promise<{ rows: { id: string; display_id: number | null }[] }> }
 
-/** The display ids of a batch's orders (one lookup per batch through Medusa's Query). */
-async function displayIdsOf(query: Query, rows: ExportRow[]): Promise<Map<string, number>> {
-  const ids = [...new Set(rows.map((r) => r.order_id).filter((id): id is string => Boolean(id)))]
-  if (!ids.length) return new Map()
-  const { data } = await query.graph({ entity: "order", fields: ["id", "display_id"], filters: { id: ids } })
-  return new Map(
-    (data as { id: string; display_id?: number | null }[])
-      .filter((o) => typeof o.display_id === "number")
-      .map((o) => [o.id, o.display_id as number])
-  )
+/**
+ * The display ids of a batch's orders, one statement per batch. Read from Medusa's `order` table
+ * through the shared database connection (a few ms per 1,000 orders; Medusa's Query takes about
+ * 150 ms for the same, too slow for a million rows); when the Order Module is not in this database
+ * (the table is not there), through Query instead.
+ */
+function displayIdReader(req: AuthenticatedMedusaRequest) {
+  let viaQuery = false
+  const pg = req.scope.resolve(ContainerRegistrationKeys.PG_CONNECTION) as Pg
+  const query = req.scope.resolve(ContainerRegistrationKeys.QUERY) as Query
+  return async (rows: ExportRow[]): Promise<Map<string, number>> => {
+    const ids = [...new Set(rows.map((r) => r.order_id).filter((id): id is string => Boolean(id)))]
+    if (!ids.length) return new Map()
+    let found: { id: string; display_id?: number | null }[]
+    if (!viaQuery) {
+      try {
+        found = (await pg.raw(`select id, display_id from "order" where id = any(?::text[]) and deleted_at is null`, [ids])).rows
+      } catch (error) {
+        if ((error as { code?: string }).code !== "42P01") throw error // undefined_table: another database
+        viaQuery = true
+      }
+    }
+    if (viaQuery) {
+      found = (await query.graph({ entity: "order", fields: ["id", "display_id"], filters: { id: ids } })).data as typeof found
+    }
+    return new Map(found!.filter((o) => typeof o.display_id === "number").map((o) => [o.id, o.display_id as number]))
+  }
 }
 
 function fileName(filters: ExportFilters): string {
@@ -58,7 +76,7 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
     hasFlags: query.has_flags === "true",
     providerId: query.provider_id,
   }
-  const graph = req.scope.resolve(ContainerRegistrationKeys.QUERY) as Query
+  const displayIdsOf = displayIdReader(req)
   const batches = payinModule(req).queries.exportBatches(filters)[Symbol.asyncIterator]()
   // the first batch before the headers: a database error here is still a proper 500
   let next = await batches.next()
@@ -78,10 +96,12 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
     await write(csvLine(EXPORT_COLUMNS))
     while (!next.done && !closed) {
       const rows = next.value
-      const displayIds = await displayIdsOf(graph, rows)
+      // the next batch is read while this one is written (at most two batches in memory)
+      const following = batches.next()
+      following.catch(() => undefined) // awaited below; an error is handled there
+      const displayIds = await displayIdsOf(rows)
       await write(rows.map((row) => csvLine(exportCells(row, displayIds))).join(""))
-      if (closed) break
-      next = await batches.next()
+      next = await following
     }
     if (closed) {
       await batches.return?.(undefined)
