@@ -86,19 +86,9 @@ export async function reconcilePayins(container: MedusaContainer, options: Recon
 
   let lastId = ""
   for (;;) {
-    const page = (await payin.listPayinTransactions(
-      {
-        status: [...OPEN_STATUSES],
-        created_at: { $lt: olderThan },
-        ...(lastId ? { id: { $gt: lastId } } : {}),
-        ...(options.ids ? { id: options.ids } : {}),
-      },
-      {
-        take: pageSize,
-        order: { id: "ASC" },
-        select: ["id", "provider_id", "service_id", "session_id", "status", "fiat_amount", "effect_pending"],
-      }
-    )) as unknown as LedgerRow[]
+    // raw keyset page over the partial index of open pay-ins: the ORM read the same rows 13× slower
+    // (6.6 s vs 0.5 s for 50,000 open among 1,000,000; integration-tests/bench/ledger.bench.ts)
+    const page = await payin.ledger.openPage(olderThan, lastId, pageSize, options.ids)
     if (!page.length) break
     await runBounded(page, concurrency, lookUp)
     lastId = page[page.length - 1].id
