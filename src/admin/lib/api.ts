@@ -88,7 +88,7 @@ export type ProviderSettings = {
 }
 
 export type PluginSettings = {
-  values: { reconcileIntervalSeconds: number; reconcileAfterSeconds: number; reconcileConcurrency: number; effectRetryLimit: number; lockTtlSeconds: number }
+  values: { reconcileIntervalSeconds: number; reconcileAfterSeconds: number; reconcileConcurrency: number; effectRetryLimit: number; lockTtlSeconds: number; webhookRetentionDays: number; webhookCounterRetentionDays: number; pruneBatchSize: number }
   sources: Record<string, Source>
   overrides: Record<string, unknown>
   revision: number

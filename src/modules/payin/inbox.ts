@@ -5,6 +5,14 @@ import type { Db } from "./db"
 
 export type InboxEntry = { id: string; state: InboxState; inserted: boolean }
 export type InboxState = "received" | "applied" | "failed" | "rejected"
+type DeliveryCounts = {
+  accepted: number
+  duplicates: number
+  rejected: number
+  lastDeliveryAt: Date | null
+  lastRejectedAt: Date | null
+  reason: string | null
+}
 export type InboxOutcome = { ok: true; result: unknown } | { ok: false; error: string; permanent?: boolean }
 
 /** Hashes of applied callbacks remembered per process, for the duplicate fast path. */
@@ -21,7 +29,8 @@ export class WebhookInbox {
   /** entry id → hash of entries being applied now (removed when settled). */
   private inFlight_ = new Map<string, string>()
   private pendingDuplicates_ = new Map<string, number>()
-  private rejected_ = new Map<string, { count: number; reason: string; at: Date }>()
+  /** provider → deliveries counted since the last flush (added to that day's payin_webhook_counter row). */
+  private counts_ = new Map<string, DeliveryCounts>()
   private flushTimer_: NodeJS.Timeout | null = null
 
   constructor(private readonly db: () => Db) {}
@@ -36,7 +45,7 @@ export class WebhookInbox {
     const known = this.applied_.get(hash)
     if (known) {
       this.pendingDuplicates_.set(known, (this.pendingDuplicates_.get(known) ?? 0) + 1)
-      this.scheduleFlush()
+      this.count(providerId, "duplicates")
       return { id: known, state: "applied", inserted: false }
     }
     const result = await this.db().raw(
@@ -48,6 +57,7 @@ export class WebhookInbox {
       [generateEntityId(undefined, "payinwh"), providerId, transaction.id, transaction.status, hash, rawBody]
     )
     const row = result.rows[0] as InboxEntry
+    this.count(providerId, row.inserted ? "accepted" : "duplicates")
     if (row.state === "applied") {
       this.remember(hash, row.id)
     } else if (row.state !== "rejected") {
@@ -79,12 +89,14 @@ export class WebhookInbox {
         [JSON.stringify(outcome.result ?? null), id]
       )
     } else if (outcome.permanent) {
-      await this.db().raw(
+      const refused = await this.db().raw(
         `update payin_webhook_event set state = 'rejected', attempts = attempts + 1, last_error = ?,
            next_attempt_at = null, updated_at = now()
-         where id = ?`,
+         where id = ? and state <> 'rejected' returning provider_id`,
         [outcome.error.slice(0, 2000), id]
       )
+      // counted as accepted when it arrived: now a refused delivery
+      for (const { provider_id } of refused.rows) this.count(provider_id, "refusedAfterVerification", outcome.error)
     } else {
       // 30 s, 1, 2, 4 … minutes, at most an hour between attempts
       await this.db().raw(
@@ -112,19 +124,32 @@ export class WebhookInbox {
 
   /**
    * Counts a webhook refused before or at verification (bad signature, body, other account).
-   * Counted in memory and added to the table at most every few seconds: forged traffic costs
-   * one row per instance.
+   * Like every delivery count it is kept in memory and added to the day's counter row at most
+   * every few seconds: forged traffic costs one row a day per instance.
    */
   countRejected(providerId: string, reason: string): void {
-    const entry = this.rejected_.get(providerId) ?? { count: 0, reason, at: new Date() }
-    entry.count++
-    entry.reason = reason
-    entry.at = new Date()
-    this.rejected_.set(providerId, entry)
+    this.count(providerId, "rejected", reason)
+  }
+
+  private count(providerId: string, kind: "accepted" | "duplicates" | "rejected" | "refusedAfterVerification", reason?: string): void {
+    const counts = this.counts_.get(providerId) ?? { accepted: 0, duplicates: 0, rejected: 0, lastDeliveryAt: null, lastRejectedAt: null, reason: null }
+    const now = new Date()
+    if (kind === "refusedAfterVerification") {
+      counts.accepted--
+      counts.rejected++
+    } else {
+      counts[kind]++
+      counts.lastDeliveryAt = now
+    }
+    if (kind === "rejected" || kind === "refusedAfterVerification") {
+      counts.lastRejectedAt = now
+      counts.reason = (reason ?? "").slice(0, 500)
+    }
+    this.counts_.set(providerId, counts)
     this.scheduleFlush()
   }
 
-  /** Writes the counters kept in memory: rejected requests, duplicates acknowledged from memory. */
+  /** Writes the counts kept in memory: deliveries per instance and day, duplicates acknowledged from memory. */
   async flush(): Promise<void> {
     if (this.flushTimer_) {
       clearTimeout(this.flushTimer_)
@@ -137,26 +162,66 @@ export class WebhookInbox {
         .raw("update payin_webhook_event set duplicates = duplicates + ?, updated_at = now() where id = ?", [count, id])
         .catch(() => undefined)
     }
-    const pending = [...this.rejected_.entries()]
-    this.rejected_.clear()
-    for (const [providerId, entry] of pending) {
+    const pending = [...this.counts_.entries()]
+    this.counts_.clear()
+    for (const [providerId, c] of pending) {
+      const at = (c.lastDeliveryAt ?? c.lastRejectedAt ?? new Date()).toISOString()
       try {
         await this.db().raw(
-          `insert into payin_webhook_counter (id, provider_id, rejected, last_rejected_at, last_rejection_reason)
-           values (?, ?, ?, ?, ?)
-           on conflict (provider_id) where deleted_at is null do update set
+          `insert into payin_webhook_counter (id, provider_id, day, accepted, duplicates, rejected, last_delivery_at,
+             last_rejected_at, last_rejection_reason)
+           values (?, ?, date_trunc('day', ?::timestamptz at time zone 'UTC') at time zone 'UTC', ?, ?, ?, ?, ?, ?)
+           on conflict (provider_id, day) where deleted_at is null do update set
+             accepted = payin_webhook_counter.accepted + excluded.accepted,
+             duplicates = payin_webhook_counter.duplicates + excluded.duplicates,
              rejected = payin_webhook_counter.rejected + excluded.rejected,
-             last_rejected_at = excluded.last_rejected_at,
-             last_rejection_reason = excluded.last_rejection_reason, updated_at = now()`,
-          [generateEntityId(undefined, "payinwc"), providerId, entry.count, entry.at, entry.reason]
+             last_delivery_at = greatest(payin_webhook_counter.last_delivery_at, excluded.last_delivery_at),
+             last_rejected_at = greatest(payin_webhook_counter.last_rejected_at, excluded.last_rejected_at),
+             last_rejection_reason = coalesce(excluded.last_rejection_reason, payin_webhook_counter.last_rejection_reason),
+             updated_at = now()`,
+          [generateEntityId(undefined, "payinwc"), providerId, at, c.accepted, c.duplicates, c.rejected, c.lastDeliveryAt, c.lastRejectedAt, c.reason]
         )
       } catch {
-        // the counter is informative; losing a batch loses no payment
+        // the counters are informative; losing a batch loses no payment
       }
     }
   }
 
-  /** Webhook health of one provider instance: deliveries accepted, duplicated, refused, failing. */
+  /**
+   * Deletes up to `limit` applied entries (raw bodies with them) applied more than `days` days
+   * ago, oldest first, in one short statement; entries being settled elsewhere are skipped. Only
+   * applied entries: received and failed ones still have work to do, rejected ones are kept for
+   * inspection. Returns how many were deleted.
+   */
+  async pruneApplied(days: number, limit: number): Promise<number> {
+    const result = await this.db().raw(
+      `with doomed as (
+         select id from payin_webhook_event
+         where state = 'applied' and deleted_at is null and applied_at < now() - (? * interval '1 day')
+         order by applied_at limit ? for update skip locked)
+       delete from payin_webhook_event e using doomed where e.id = doomed.id and e.state = 'applied'`,
+      [days, limit]
+    )
+    return result.rowCount ?? 0
+  }
+
+  /** Deletes up to `limit` per-day delivery counters of days that ended more than `days` days ago. */
+  async pruneCounters(days: number, limit: number): Promise<number> {
+    const result = await this.db().raw(
+      `delete from payin_webhook_counter where id in (
+         select id from payin_webhook_counter
+         where deleted_at is null and day < now() - (? * interval '1 day') - interval '1 day'
+         order by day limit ?)`,
+      [days, limit]
+    )
+    return result.rowCount ?? 0
+  }
+
+  /**
+   * Webhook health of one provider instance: deliveries accepted, repeated and refused over the
+   * kept days of counters (one row per day, whatever the inbox's size), entries failing now (the
+   * partial state index), the newest failure.
+   */
   async health(providerId: string): Promise<{
     accepted: number
     duplicates: number
@@ -167,34 +232,37 @@ export class WebhookInbox {
     last_failure_reason: string | null
   }> {
     await this.flush()
-    const [inbox, counter] = await Promise.all([
+    const [counters, failed, lastError] = await Promise.all([
       this.db().raw(
-        `select count(*)::int as accepted, coalesce(sum(duplicates), 0)::int as duplicates,
-                max(greatest(created_at, updated_at)) as last_delivery_at,
-                count(*) filter (where state = 'failed')::int as failed,
-                count(*) filter (where state = 'rejected')::int as refused,
-                max(updated_at) filter (where last_error is not null) as last_at,
-                (array_agg(last_error order by updated_at desc) filter (where last_error is not null))[1] as last_error
-         from payin_webhook_event where provider_id = ? and deleted_at is null`,
+        `select coalesce(sum(accepted), 0)::int as accepted, coalesce(sum(duplicates), 0)::int as duplicates,
+                coalesce(sum(rejected), 0)::int as rejected, max(last_delivery_at) as last_delivery_at,
+                max(last_rejected_at) as last_rejected_at,
+                (array_agg(last_rejection_reason order by last_rejected_at desc nulls last))[1] as last_rejection_reason
+         from payin_webhook_counter where provider_id = ? and deleted_at is null`,
         [providerId]
       ),
       this.db().raw(
-        `select rejected, last_rejected_at, last_rejection_reason from payin_webhook_counter
-         where provider_id = ? and deleted_at is null`,
+        `select count(*)::int as failed from payin_webhook_event
+         where state = 'failed' and provider_id = ? and deleted_at is null`,
+        [providerId]
+      ),
+      this.db().raw(
+        `select updated_at as last_at, last_error from payin_webhook_event
+         where provider_id = ? and last_error is not null and deleted_at is null order by updated_at desc limit 1`,
         [providerId]
       ),
     ])
-    const i = inbox.rows[0]
-    const c = counter.rows[0] ?? { rejected: 0, last_rejected_at: null, last_rejection_reason: null }
-    const rejectedLater = c.last_rejected_at && (!i.last_at || new Date(c.last_rejected_at) > new Date(i.last_at))
+    const c = counters.rows[0]
+    const e = lastError.rows[0] ?? { last_at: null, last_error: null }
+    const rejectedLater = c.last_rejected_at && (!e.last_at || new Date(c.last_rejected_at) >= new Date(e.last_at))
     return {
-      accepted: i.accepted - i.refused,
-      duplicates: i.duplicates,
+      accepted: c.accepted,
+      duplicates: c.duplicates,
       rejected: c.rejected,
-      failed: i.failed,
-      last_delivery_at: i.last_delivery_at,
-      last_failure_at: rejectedLater ? c.last_rejected_at : (i.last_at ?? null),
-      last_failure_reason: rejectedLater ? c.last_rejection_reason : (i.last_error ?? null),
+      failed: failed.rows[0].failed,
+      last_delivery_at: c.last_delivery_at,
+      last_failure_at: rejectedLater ? c.last_rejected_at : (e.last_at ?? null),
+      last_failure_reason: rejectedLater ? c.last_rejection_reason : (e.last_error ?? null),
     }
   }
 

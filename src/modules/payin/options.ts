@@ -183,6 +183,15 @@ export const providerOptionsSchema = z
   })
   .strict()
 
+/** A retention window in days: 0 (keep forever) up to ten years. */
+const retentionDays = (field: string, fallback: number) =>
+  z
+    .number({ error: `${field} must be a number of days` })
+    .int({ message: `${field} must be a whole number of days` })
+    .min(0, { message: `${field} must be 0 (keep forever) or more` })
+    .max(3650, { message: `${field} must be at most 3650 (ten years)` })
+    .default(fallback)
+
 /** The reconciliation job's tick (seconds): every accepted reconcileIntervalSeconds is kept to within one tick. */
 export const RECONCILE_TICK_SECONDS = 5
 
@@ -233,6 +242,24 @@ export const pluginOptionsSchema = z
       .min(5, { message: "lockTtlSeconds must be at least 5" })
       .max(600, { message: "lockTtlSeconds must be at most 600" })
       .default(30),
+    /**
+     * Days an applied webhook-inbox entry (with its raw body) is kept after it was applied; then
+     * the retention job deletes it. 0 keeps them forever. Entries not applied (received, failed,
+     * rejected) are never pruned; neither are the ledger and its status history.
+     */
+    webhookRetentionDays: retentionDays("webhookRetentionDays", 30),
+    /**
+     * Days the per-day webhook counters (deliveries accepted, repeated, refused: what webhook
+     * health shows) are kept. 0 keeps them forever.
+     */
+    webhookCounterRetentionDays: retentionDays("webhookCounterRetentionDays", 90),
+    /** Rows the retention job deletes per statement (short transactions on a busy table). */
+    pruneBatchSize: z
+      .number({ error: "pruneBatchSize must be a number" })
+      .int({ message: "pruneBatchSize must be a whole number" })
+      .min(10, { message: "pruneBatchSize must be at least 10" })
+      .max(10_000, { message: "pruneBatchSize must be at most 10000" })
+      .default(1_000),
   })
   .strict()
 

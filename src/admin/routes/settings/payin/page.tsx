@@ -58,6 +58,9 @@ type Draft = {
   reconcileIntervalSeconds: string
   effectRetryLimit: string
   lockTtlSeconds: string
+  webhookRetentionDays: string
+  webhookCounterRetentionDays: string
+  pruneBatchSize: string
 }
 
 function draftOf(p: ProviderSettings, plugin: AllSettings["plugin"]): Draft {
@@ -86,6 +89,9 @@ function draftOf(p: ProviderSettings, plugin: AllSettings["plugin"]): Draft {
     reconcileIntervalSeconds: String(plugin.values.reconcileIntervalSeconds),
     effectRetryLimit: String(plugin.values.effectRetryLimit),
     lockTtlSeconds: String(plugin.values.lockTtlSeconds),
+    webhookRetentionDays: String(plugin.values.webhookRetentionDays),
+    webhookCounterRetentionDays: String(plugin.values.webhookCounterRetentionDays),
+    pruneBatchSize: String(plugin.values.pruneBatchSize),
   }
 }
 
@@ -123,6 +129,9 @@ function patchOf(d: Draft, initial: Draft): { provider: Record<string, unknown>;
   if (d.reconcileIntervalSeconds !== initial.reconcileIntervalSeconds) plugin.reconcileIntervalSeconds = num(d.reconcileIntervalSeconds)
   if (d.effectRetryLimit !== initial.effectRetryLimit) plugin.effectRetryLimit = num(d.effectRetryLimit)
   if (d.lockTtlSeconds !== initial.lockTtlSeconds) plugin.lockTtlSeconds = num(d.lockTtlSeconds)
+  for (const key of ["webhookRetentionDays", "webhookCounterRetentionDays", "pruneBatchSize"] as const) {
+    if (d[key] !== initial[key]) plugin[key] = num(d[key])
+  }
   return { provider, plugin }
 }
 
@@ -540,6 +549,22 @@ function ProviderForm({ settings, all }: { settings: ProviderSettings; all: AllS
         >
           <Input type="number" value={draft.lockTtlSeconds} onChange={(e) => set("lockTtlSeconds", e.target.value)} data-testid="payin-field-lockTtlSeconds" />
         </Field>
+      </Section>
+
+      <Section title={t("payin.settings.retention")}>
+        <Text size="small" className="text-ui-fg-subtle">{t("payin.settings.retentionHint")}</Text>
+        {(["webhookRetentionDays", "webhookCounterRetentionDays", "pruneBatchSize"] as const).map((key) => (
+          <Field
+            key={key}
+            field={key}
+            label={t(`payin.settings.${key}`)}
+            source={all.plugin.sources[key]}
+            error={errors[key]}
+            onReset={reset({ [key]: null }, true)}
+          >
+            <Input type="number" min={0} value={draft[key]} onChange={(e) => set(key, e.target.value)} data-testid={`payin-field-${key}`} />
+          </Field>
+        ))}
       </Section>
 
       <div className="flex justify-end px-6 py-4">

@@ -1,13 +1,14 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { payinProviderId } from "../../../../../medusa-plugin.config"
 import { jobOverdue } from "../../../../modules/payin/job-runs"
+import { RETENTION_JOB } from "../../../../modules/payin/retention"
 import { RECONCILE_JOB } from "../../../../money-path/reconcile"
 import { payinModule, publicBaseUrl } from "../helpers"
 
 /**
  * GET /admin/payin/webhook-health: per instance, deliveries accepted, duplicated, refused and
  * failing; and the reconciliation job's last run (`overdue` when no process runs it: a store of
- * `server` processes only, or workers down).
+ * `server` processes only, or workers down); the retention job's windows and last run.
  */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const payin = payinModule(req)
@@ -25,7 +26,11 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
       }
     })
   )
-  const [run, plugin] = await Promise.all([payin.jobs.last(RECONCILE_JOB), payin.settings.plugin()])
+  const [run, retention, plugin] = await Promise.all([
+    payin.jobs.last(RECONCILE_JOB),
+    payin.jobs.last(RETENTION_JOB),
+    payin.settings.plugin(),
+  ])
   res.json({
     providers,
     reconciliation: {
@@ -34,6 +39,13 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
       runs: run?.runs ?? 0,
       interval_seconds: plugin.reconcileIntervalSeconds,
       overdue: jobOverdue(run?.last_run_at ?? null, plugin.reconcileIntervalSeconds),
+    },
+    retention: {
+      webhook_retention_days: plugin.webhookRetentionDays,
+      webhook_counter_retention_days: plugin.webhookCounterRetentionDays,
+      last_run_at: retention ? new Date(retention.last_run_at).toISOString() : null,
+      last_report: retention?.last_report ?? null,
+      runs: retention?.runs ?? 0,
     },
   })
 }

@@ -1,0 +1,17 @@
+import { MedusaContainer } from "@medusajs/framework/types"
+import { RETENTION_JOB, RETENTION_SCHEDULE, prunePayinRecordsScheduled } from "../modules/payin/retention"
+
+/**
+ * Retention: deletes applied webhook-inbox entries and daily webhook counters past their
+ * windows (plugin options webhookRetentionDays, webhookCounterRetentionDays), in batches. The
+ * ledger and its status history are never pruned. Runs on `worker` / `shared` processes every
+ * ten minutes, once across all of them (a lock).
+ */
+export default async function prunePayinRecordsJob(container: MedusaContainer): Promise<void> {
+  await prunePayinRecordsScheduled(container)
+}
+
+export const config = {
+  name: RETENTION_JOB,
+  schedule: RETENTION_SCHEDULE,
+}
