@@ -102,11 +102,26 @@ describe("parsePluginOptions", () => {
       reconcileConcurrency: 8,
       effectRetryLimit: 5,
       lockTtlSeconds: 30,
+      webhookRetentionDays: 30,
+      webhookCounterRetentionDays: 90,
+      pruneBatchSize: 1000,
     })
     // the job ticks every RECONCILE_TICK_SECONDS: every accepted interval is kept
     expect(RECONCILE_TICK_SECONDS).toBeLessThan(10)
     expect(parsePluginOptions({ reconcileIntervalSeconds: 10 }).reconcileIntervalSeconds).toBe(10)
     expect(() => parsePluginOptions({ reconcileIntervalSeconds: 5 })).toThrow(/at least 10/)
+  })
+
+  it("bounds the retention windows (0 keeps forever) and the prune batch; a bad value stops the boot naming the field", () => {
+    expect(parsePluginOptions({ webhookRetentionDays: 0, webhookCounterRetentionDays: 3650 })).toMatchObject({
+      webhookRetentionDays: 0,
+      webhookCounterRetentionDays: 3650,
+    })
+    expect(() => parsePluginOptions({ webhookRetentionDays: -1 })).toThrow(
+      /invalid plugin options:\n  - webhookRetentionDays: webhookRetentionDays must be 0 \(keep forever\) or more/
+    )
+    expect(() => parsePluginOptions({ webhookCounterRetentionDays: 1.5 })).toThrow(/webhookCounterRetentionDays must be a whole number of days/)
+    expect(() => parsePluginOptions({ pruneBatchSize: 100_000 })).toThrow(/pruneBatchSize must be at most 10000/)
   })
 
   it("bounds the per-pay-in lock; a webhook waits for a held lock less than its lifetime, at most 10 s", () => {
