@@ -10,7 +10,9 @@
 //   - the CSV export of every row: time and the server's RSS growth against 60 s and 100 MB;
 //   - reconciliation: the selection of open pay-ins (page by page as the job reads it) and of
 //     pending effects, the webhook apply path's lookups, and a run that looks up
-//     BENCH_LEDGER_PENDING (10,000) pending pay-ins at the sandbox on top of the filled rows (≤ 10 s).
+//     BENCH_LEDGER_PENDING (10,000) pending pay-ins at the sandbox on top of the filled rows (≤ 10 s);
+//   - the database's size per 100,000 pay-ins (ledger, status history, webhook inbox), webhook
+//     health over an inbox of 3 deliveries per pay-in, and the retention job pruning that inbox.
 // Prints and records; asserts only that the answers are right (200s, the export's row count).
 import os from "os"
 import path from "path"
@@ -25,6 +27,8 @@ import type PayinModuleService from "../../src/modules/payin/service"
 import { LEDGER_STATUSES, OPEN_STATUSES, PAYIN_FLAGS } from "../../src/status"
 import { adminHeaders } from "../support/admin"
 import { fillLedger } from "../support/ledger-fill"
+import { fillHistory, fillInbox } from "../support/inbox-fill"
+import { prunePayinRecords } from "../../src/modules/payin/retention"
 import type { RunningSandbox } from "../../src/sandbox"
 import { sandboxForApp } from "../support/sandbox"
 import { recordLines } from "./record"
@@ -66,6 +70,12 @@ medusaIntegrationTestRunner({
         `insert into locking (id, owner_id, expiration) values (?, ?, now() + interval '2 hours')
          on conflict (id) do update set owner_id = excluded.owner_id, expiration = excluded.expiration`,
         ["payin:reconcile", "bench-ledger"]
+      )
+      // and so does the scheduled retention run (the bench prunes by itself, timed)
+      await knex.raw(
+        `insert into locking (id, owner_id, expiration) values (?, ?, now() + interval '2 hours')
+         on conflict (id) do update set owner_id = excluded.owner_id, expiration = excluded.expiration`,
+        ["payin:retention", "bench-ledger"]
       )
 
       // ------------------------------------------------------------------------------------------
@@ -305,6 +315,54 @@ medusaIntegrationTestRunner({
           `(target <= 10 s), ${report.checked.toLocaleString("en")} looked up, ${selected.toLocaleString("en")} open pay-ins of an instance without a key read and skipped`
       )
       expect(report.checked).toBe(PENDING)
+
+      // ------------------------------------------------------------------------------------------
+      // Retention and the database's size per 100,000 pay-ins: status history (3 changes per paid
+      // pay-in, each with the service's transaction) and the webhook inbox (3 deliveries per pay-in,
+      // ~1 KB raw bodies) for SIZE_PAYINS pay-ins; webhook health over that inbox; pruning all of it
+      // once it is past the window, in the default batches.
+      // ------------------------------------------------------------------------------------------
+      const sizePayins = Math.min(100_000, ROWS)
+      const inboxEntries = 3 * sizePayins
+      const relationSize = async (table: string) =>
+        Number((await knex.raw(`select pg_total_relation_size(?::regclass) as n`, [table])).rows[0].n)
+      const per100k = (bytes: number, payins: number) => mb((bytes / payins) * 100_000)
+      const historyBefore = await relationSize("payin_status_change")
+      let started = performance.now()
+      await fillHistory(knex, FILL_PROVIDER, sizePayins)
+      await knex.raw("vacuum analyze payin_status_change")
+      const historySeconds = (performance.now() - started) / 1000
+      const historyBytes = (await relationSize("payin_status_change")) - historyBefore
+      const inboxBefore = await relationSize("payin_webhook_event")
+      started = performance.now()
+      await fillInbox(knex, { count: inboxEntries, tag: "bench", providerId: "pp_payin_default", newest: new Date(Date.now() - 35 * 86_400_000), spacingSeconds: 8 })
+      await knex.raw("vacuum analyze payin_webhook_event")
+      const inboxSeconds = (performance.now() - started) / 1000
+      const inboxBytes = (await relationSize("payin_webhook_event")) - inboxBefore
+      const ledgerBytes = await relationSize("payin_transaction")
+      log(
+        `database size per 100,000 pay-ins: ledger ${per100k(ledgerBytes, ROWS + PENDING)} (payin_transaction with its indexes, ${(ROWS + PENDING).toLocaleString("en")} rows), ` +
+          `status history ${per100k(historyBytes, sizePayins)} (3 changes per pay-in, filled in ${historySeconds.toFixed(0)} s), ` +
+          `webhook inbox ${per100k(inboxBytes, sizePayins)} (3 deliveries per pay-in, ${inboxEntries.toLocaleString("en")} entries filled in ${inboxSeconds.toFixed(0)} s)`
+      )
+      const healthTimes: number[] = []
+      for (let i = 0; i < REQUESTS + 2; i++) {
+        const t = performance.now()
+        expect((await api.get("/admin/payin/webhook-health", admin)).status).toBe(200)
+        if (i >= 2) healthTimes.push(performance.now() - t)
+      }
+      log(
+        `webhook health with ${inboxEntries.toLocaleString("en")} entries in the inbox: p50 ${ms(quantile(healthTimes, 0.5))}, p95 ${ms(quantile(healthTimes, 0.95))} (target <= 100 ms)`
+      )
+      started = performance.now()
+      const pruned = await prunePayinRecords(container, { budgetMs: 3_600_000 })
+      const pruneSeconds = (performance.now() - started) / 1000
+      expect(pruned.inboxPruned).toBe(inboxEntries)
+      log(
+        `retention: ${pruned.inboxPruned.toLocaleString("en")} applied entries past the ${pruned.webhookRetentionDays}-day window pruned in ` +
+          `${pruned.batches} batches of ${(await payin.settings.plugin()).pruneBatchSize} in ${pruneSeconds.toFixed(1)} s ` +
+          `(${Math.round(pruned.inboxPruned / pruneSeconds).toLocaleString("en")} entries/s; ${(pruneSeconds * 1000 / pruned.batches).toFixed(0)} ms per batch on average)`
+      )
 
       log(`(load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(", ")} on ${os.cpus().length} cores)`)
       recordLines(["", "ledger at scale", ...lines])

@@ -37,6 +37,8 @@ export type DemoInfo = {
   storeApiUrl: string
   storefrontUrl: string
   webhookUrl: string
+  /** The demo's PostgreSQL connection string (the embedded server unless DATABASE_URL / DB_HOST was given). */
+  databaseUrl: string
   samples: Record<string, DemoSample>
   notifications: {
     channel: string

@@ -517,6 +517,8 @@ async function main() {
     storeApiUrl: `${backendUrl}/store`,
     storefrontUrl: storefront.url,
     webhookUrl,
+    /** The demo's PostgreSQL (the embedded one unless DATABASE_URL / DB_HOST was given): open it with psql. */
+    databaseUrl: env.DATABASE_URL,
     samples: state.samples,
     notifications: {
       channel: "email",
@@ -542,6 +544,7 @@ async function main() {
       `  Region (RUB):     ${demo.regionId}   provider ${demo.providerId}`,
       `  Product variant:  ${demo.productVariantId}`,
       `  Sandbox service:  ${sandboxUrl}  (x-api-key ${state.sandboxApiKey})`,
+      `  Database:         psql "${demo.databaseUrl}"  (tables payin_transaction, payin_status_change, payin_webhook_event)`,
       `  Sample pay-ins:   ${Object.keys(demo.samples ?? {}).length ? "(orders and the pay-in ledger ids)" : "none"}`,
       ...Object.entries(demo.samples ?? {}).map(
         ([name, s]) =>

@@ -3,6 +3,7 @@
 import { execFileSync } from "child_process"
 import { existsSync, readFileSync, rmSync } from "fs"
 import path from "path"
+import { Client } from "pg"
 import { freePort } from "../support/net"
 import { DemoInfo, DemoSample, makeDemoDir, readDemo, startDemo, stopAllDemos, stopDemo } from "./demo-process"
 
@@ -253,12 +254,13 @@ try { await fetch("http://127.0.0.1:4190/") } catch (error) { console.log(descri
         "sandboxUrl",
         "sandboxApiKey",
         "storefrontUrl",
+        "databaseUrl",
       ])
     )
     expect(demo.backendUrl).toBe(`http://localhost:${port}`)
     expect(demo.providerId).toBe("pp_payin_default")
     // what it prints is what it wrote
-    for (const key of ["adminUrl", "adminEmail", "adminPassword", "publishableKey", "sandboxUrl", "storefrontUrl"] as const) {
+    for (const key of ["adminUrl", "adminEmail", "adminPassword", "publishableKey", "sandboxUrl", "storefrontUrl", "databaseUrl"] as const) {
       expect(printed).toContain(demo[key])
     }
 
@@ -309,6 +311,21 @@ try { await fetch("http://127.0.0.1:4190/") } catch (error) { console.log(descri
     // the demo takes a payment end to end: storefront checkout, the shopper pays at the sandbox
     const orderId = await checkoutAndPay(demo, token)
     expect(orderId).toMatch(/^order_/)
+
+    // databaseUrl opens the demo's data: the ledger holds the samples and this order's paid pay-in
+    expect(demo.databaseUrl).toMatch(/^postgres:\/\/[^@]+@[^/]+:\d+\/[\w-]+$/)
+    const client = new Client({ connectionString: demo.databaseUrl })
+    await client.connect()
+    try {
+      const ledger = await client.query("select count(*)::int as n from payin_transaction")
+      expect(ledger.rows[0].n).toBeGreaterThanOrEqual(8)
+      const paid = await client.query("select status, captured_at from payin_transaction where order_id = $1", [orderId])
+      expect(paid.rows).toHaveLength(1)
+      expect(paid.rows[0].status).toBe("closed")
+      expect(paid.rows[0].captured_at).not.toBeNull()
+    } finally {
+      await client.end()
+    }
 
     const pgPid = Number(readFileSync(path.join(demoDir, "pg", "postmaster.pid"), "utf8").split("\n")[0])
     expect(pidAlive(pgPid)).toBe(true)
