@@ -132,6 +132,14 @@ export type ReconciliationHealth = {
   overdue: boolean
 }
 
+export type RetentionHealth = {
+  webhook_retention_days: number
+  webhook_counter_retention_days: number
+  last_run_at: string | null
+  last_report: { inboxPruned?: number; countersPruned?: number; more?: boolean } | null
+  runs: number
+}
+
 export type TransactionRow = {
   id: string
   provider_id: string
@@ -204,7 +212,7 @@ export function useSettings() {
 export function useWebhookHealth() {
   return useQuery({
     queryKey: keys.health,
-    queryFn: () => adminFetch<{ providers: WebhookHealth[]; reconciliation: ReconciliationHealth }>("/admin/payin/webhook-health"),
+    queryFn: () => adminFetch<{ providers: WebhookHealth[]; reconciliation: ReconciliationHealth; retention: RetentionHealth }>("/admin/payin/webhook-health"),
     refetchInterval: 30_000,
   })
 }

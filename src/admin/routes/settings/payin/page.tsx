@@ -237,6 +237,7 @@ function ProviderForm({ settings, all }: { settings: ProviderSettings; all: AllS
   const health = useWebhookHealth()
   const h = health.data?.providers.find((p) => p.id === settings.id)
   const reconciliation = health.data?.reconciliation
+  const retention = health.data?.retention
 
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }))
   const src = (field: string) => settings.sources[field] ?? null
@@ -606,6 +607,15 @@ function ProviderForm({ settings, all }: { settings: ProviderSettings; all: AllS
         <Text size="small" data-testid="payin-health-reconciliation">
           {t("payin.settings.lastReconciliation")}:{" "}
           {reconciliation?.last_run_at ? formatDate(reconciliation.last_run_at, i18n.language) : t("payin.settings.never")}
+        </Text>
+        <Text size="small" data-testid="payin-health-retention">
+          {t("payin.settings.lastRetention")}:{" "}
+          {retention?.last_run_at
+            ? `${formatDate(retention.last_run_at, i18n.language)} (${t("payin.settings.retentionPruned", {
+                entries: retention.last_report?.inboxPruned ?? 0,
+                counters: retention.last_report?.countersPruned ?? 0,
+              })})`
+            : t("payin.settings.never")}
         </Text>
         {reconciliation?.overdue && (
           <Alert variant="warning" data-testid="payin-health-reconciliation-overdue">
