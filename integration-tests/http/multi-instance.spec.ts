@@ -162,6 +162,15 @@ medusaIntegrationTestRunner({
 
         // restart, and let the first instance reconcile (lookups + stuck inbox entries)
         second = await startInstance(dbConfig.clientUrl)
+        // A pay-in whose lock the killed process held stays blocked until that lock expires
+        // (lockTtlSeconds, documented): wait for the dead owner's per-pay-in locks to expire, else
+        // the catch-up below times out on them (it did in CI when the restart took under 30 s).
+        const pg = container.resolve(ContainerRegistrationKeys.PG_CONNECTION) as any
+        const lockDeadline = Date.now() + 60_000
+        while ((await pg.raw(`select count(*)::int as n from locking where id like 'payin:payintx_%' and expiration > now()`)).rows[0].n > 0) {
+          if (Date.now() > lockDeadline) throw new Error("a per-pay-in lock of the killed process did not expire within 60 s")
+          await new Promise((r) => setTimeout(r, 250))
+        }
         await retryWebhookInbox(container, 1000, 0)
         await reconcilePayins(container, { olderThanSeconds: 0 })
 
