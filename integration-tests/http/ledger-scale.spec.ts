@@ -503,7 +503,12 @@ medusaIntegrationTestRunner({
           `export of ${SCALE} rows: ${mb(bytes)}; paused after reading ${mb(pausedAt.bytes)} (${pausedAt.batches} batches read by the server, ` +
             `the rest in socket buffers): live heap ${mb(pausedHeap)} above the baseline; RSS at most +${mb(peakRss - rssBefore)} (${timing})`
         )
-        expect(pausedHeap).toBeLessThan(bytes / 4)
+        // Held rows would show: the whole export is `bytes` of CSV (more as row objects), and when
+        // it pauses the server has read 70–85% of it (the rest fits in loopback socket buffers).
+        // The live heap of the Medusa app running in this process varies by a few MB between runs
+        // (0.8 and 2.6 MB measured in CI), so the bound is half the export, not a quarter (a
+        // quarter failed once at 2.7 MB).
+        expect(pausedHeap).toBeLessThan(bytes / 2)
       } finally {
         pg.off("query", listener)
         clearInterval(sampler)
