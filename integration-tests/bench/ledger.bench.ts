@@ -248,26 +248,26 @@ medusaIntegrationTestRunner({
         `reconciliation's selection of open pay-ins: ${selected.toLocaleString("en")} in ${pageTimes.length} pages of 200, ${walkSeconds.toFixed(1)} s; ` +
           `per page p50 ${ms(quantile(pageTimes, 0.5))}, p95 ${ms(quantile(pageTimes, 0.95))}`
       )
-      // the same selection as one raw statement per page (Ledger.openPage), without ORM entities
+      // the same selection as one raw statement per page (LedgerQueries.openPage), without ORM entities
       const rawTimes: number[] = []
       let rawSelected = 0
       lastId = ""
       const rawStarted = performance.now()
       for (;;) {
         let page: { id: string }[] = []
-        rawTimes.push(await timeCall(async () => (page = await payin.ledger.openPage(new Date(), lastId, 200))))
+        rawTimes.push(await timeCall(async () => (page = await payin.queries.openPage(new Date(), lastId, 200))))
         if (!page.length) break
         rawSelected += page.length
         lastId = page[page.length - 1].id
       }
       log(
-        `  the same through Ledger.openPage (one SQL statement per page, no ORM): ${rawSelected.toLocaleString("en")} in ${rawTimes.length} pages, ` +
+        `  the same through LedgerQueries.openPage (one SQL statement per page, no ORM): ${rawSelected.toLocaleString("en")} in ${rawTimes.length} pages, ` +
           `${((performance.now() - rawStarted) / 1000).toFixed(1)} s; per page p50 ${ms(quantile(rawTimes, 0.5))}, p95 ${ms(quantile(rawTimes, 0.95))}`
       )
       const pendingTimes: number[] = []
       let pending = 0
       for (let i = 0; i < REQUESTS; i++) {
-        pendingTimes.push(await timeCall(async () => (pending = (await payin.ledger.pendingEffects(200, 1000)).length)))
+        pendingTimes.push(await timeCall(async () => (pending = (await payin.queries.pendingEffects(200, 1000)).length)))
       }
       log(`reconciliation's selection of pending effects (${pending} pending): p50 ${ms(quantile(pendingTimes, 0.5))}, p95 ${ms(quantile(pendingTimes, 0.95))}`)
       const lookups: Record<string, number[]> = { service_id: [], session_id: [], payment_collection_id: [] }

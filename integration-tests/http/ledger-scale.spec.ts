@@ -24,6 +24,7 @@ import type PayinModuleService from "../../src/modules/payin/service"
 import { LEDGER_STATUSES, PAYIN_FLAGS } from "../../src/status"
 import { TEST_ADMIN, adminHeaders } from "../support/admin"
 import { parseCsv } from "../support/csv"
+import { planNodesOn } from "../support/explain"
 import { fillLedger } from "../support/ledger-fill"
 
 jest.setTimeout(180_000)
@@ -33,9 +34,6 @@ const WALK = 2_000
 /** Pay-ins of unconfigured instances: reconciliation selects them but looks nothing up. */
 const SCALE_PROVIDER = "pp_payin_scale"
 const WALK_PROVIDER = "pp_payin_walk"
-
-type Plan = { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; Plans?: Plan[] }
-const nodes = (plan: Plan): Plan[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)]
 
 medusaIntegrationTestRunner({
   inApp: true,
@@ -133,32 +131,21 @@ medusaIntegrationTestRunner({
         // reconciliation: open pay-ins, pending effects (these instances are not configured: selected, not looked up)
         const report = await reconcilePayins(getContainer(), { olderThanSeconds: 0 })
         expect(report.checked).toBe(0)
-        const open = await payin().ledger.openPage(new Date(), "", 200)
+        const open = await payin().queries.openPage(new Date(), "", 200)
         expect(open).toHaveLength(200)
-        await payin().ledger.openPage(new Date(), open[199].id, 200)
+        await payin().queries.openPage(new Date(), open[199].id, 200)
       } finally {
         pg.off("query", listener)
       }
 
       expect(statements.some((s) => /effect_pending is not null/.test(s.sql))).toBe(true) // pending effects
-      expect(statements.some((s) => /\bstatus in \(/.test(s.sql) && /order by id limit/i.test(s.sql))).toBe(true) // open pay-ins (Ledger.openPage)
+      expect(statements.some((s) => /\bstatus in \(/.test(s.sql) && /order by id limit/i.test(s.sql))).toBe(true) // open pay-ins (LedgerQueries.openPage)
       expect(statements.some((s) => /\(created_at, id\) </.test(s.sql))).toBe(true) // cursor pages
       expect(statements.some((s) => /limit \? \) as capped|\) as capped/.test(s.sql))).toBe(true) // capped counts
-      const scans: string[] = []
-      const connection = await pg.client.acquireConnection()
-      try {
-      for (const statement of statements) {
-        // as it was sent: $1… placeholders, the values bound
-        const { rows } = await connection.query(`explain (format json) ${statement.sql}`, statement.bindings)
-        const raw = rows[0]["QUERY PLAN"]
-        const plan = (typeof raw === "string" ? JSON.parse(raw) : raw)[0].Plan as Plan
-        if (nodes(plan).some((n) => n["Node Type"] === "Seq Scan" && n["Relation Name"] === "payin_transaction")) {
-          scans.push(statement.sql.replace(/\s+/g, " ").slice(0, 300))
-        }
-      }
-      } finally {
-        await pg.client.releaseConnection(connection)
-      }
+      // as they were sent: $1… placeholders, the values bound
+      const scans = (await planNodesOn(pg, statements, "payin_transaction"))
+        .filter((p) => p.types.includes("Seq Scan"))
+        .map((p) => p.sql.slice(0, 300))
       expect(scans).toEqual([])
       expect(statements.length).toBeGreaterThan(150)
     })

@@ -15,6 +15,7 @@ import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { prunePayinRecords, prunePayinRecordsScheduled, RETENTION_JOB } from "../../src/modules/payin/retention"
 import type PayinModuleService from "../../src/modules/payin/service"
 import { adminHeaders } from "../support/admin"
+import { planNodesOn } from "../support/explain"
 import { fillHistory, fillInbox } from "../support/inbox-fill"
 import { fillLedger } from "../support/ledger-fill"
 
@@ -23,9 +24,6 @@ jest.setTimeout(180_000)
 const PROVIDER = "pp_payin_default"
 const DAY = 86_400_000
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY)
-
-type Plan = { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; Plans?: Plan[] }
-const nodes = (plan: Plan): Plan[] => [plan, ...(plan.Plans ?? []).flatMap(nodes)]
 
 medusaIntegrationTestRunner({
   inApp: true,
@@ -176,18 +174,7 @@ medusaIntegrationTestRunner({
         knex().removeListener("query", listener)
       }
       expect(statements.length).toBeGreaterThanOrEqual(5)
-      const connection = await knex().client.acquireConnection()
-      const plans: { sql: string; types: string[] }[] = []
-      try {
-        for (const statement of statements) {
-          // the event's SQL is the driver's ($1 …); EXPLAIN without ANALYZE plans the delete, runs nothing
-          const { rows } = await connection.query(`explain (format json) ${statement.sql}`, statement.bindings)
-          const onInbox = nodes(rows[0]["QUERY PLAN"][0].Plan).filter((n) => n["Relation Name"] === "payin_webhook_event")
-          plans.push({ sql: statement.sql.replace(/\s+/g, " "), types: onInbox.map((n) => n["Node Type"]) })
-        }
-      } finally {
-        await knex().client.releaseConnection(connection)
-      }
+      const plans = await planNodesOn(knex(), statements, "payin_webhook_event")
       for (const plan of plans) expect(plan).toEqual({ sql: plan.sql, types: expect.not.arrayContaining(["Seq Scan"]) })
       // webhook health reads the inbox only for what fails now and the newest error (partial indexes);
       // its counts come from the daily counters

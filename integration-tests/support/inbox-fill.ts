@@ -9,6 +9,8 @@
 // fillHistory: for each of the first `payins` pay-ins of an instance (oldest first), the three
 // status changes a paid pay-in has (created active, checking, closed), each with the service's
 // transaction, at its creation time plus 0 / 10 / 20 minutes.
+import { fillInChunks } from "./ledger-fill"
+
 type Knex = { raw(sql: string, bindings?: unknown): Promise<{ rows: any[] }> }
 
 export type InboxFill = {
@@ -23,22 +25,13 @@ export type InboxFill = {
 }
 
 export async function fillInbox(knex: Knex, fill: InboxFill, progress?: (done: number) => void): Promise<void> {
-  if (!/^[a-z0-9]{1,8}$/.test(fill.tag)) throw new Error("tag: 1–8 lowercase letters or digits")
-  const chunk = fill.chunk ?? 50_000
-  for (let from = 1; from <= fill.count; from += chunk) {
-    const to = Math.min(fill.count, from + chunk - 1)
-    await knex.raw(INBOX_SQL, {
-      from,
-      to,
-      count: fill.count,
-      tag: fill.tag,
-      provider: fill.providerId ?? "pp_payin_default",
-      newest: (fill.newest ?? new Date()).toISOString(),
-      spacing: fill.spacingSeconds ?? 10,
-      state: fill.state ?? "applied",
-    })
-    progress?.(to)
+  const values = {
+    provider: fill.providerId ?? "pp_payin_default",
+    newest: (fill.newest ?? new Date()).toISOString(),
+    spacing: fill.spacingSeconds ?? 10,
+    state: fill.state ?? "applied",
   }
+  await fillInChunks(knex, INBOX_SQL, { ...fill, chunk: fill.chunk ?? 50_000 }, values, progress)
 }
 
 const INBOX_SQL = `

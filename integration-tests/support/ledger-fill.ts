@@ -27,29 +27,39 @@ export type LedgerFill = {
   chunk?: number
 }
 
-type Knex = { raw(sql: string, bindings?: unknown[]): Promise<{ rows: any[] }> }
+type Knex = { raw(sql: string, bindings?: any): Promise<{ rows: any[] }> }
 
-export async function fillLedger(knex: Knex, fill: LedgerFill, progress?: (done: number) => void): Promise<void> {
+/**
+ * Runs a generate_series fill statement over rows 1…count in chunks (`from`/`to` bound with the
+ * fill's own values), reporting the rows done. The fill's `tag` keeps its ids unique.
+ */
+export async function fillInChunks(
+  knex: Knex,
+  sql: string,
+  fill: { count: number; tag: string; chunk?: number },
+  values: Record<string, unknown>,
+  progress?: (done: number) => void
+): Promise<void> {
   if (!/^[a-z0-9]{1,8}$/.test(fill.tag)) throw new Error("tag: 1–8 lowercase letters or digits")
   const chunk = fill.chunk ?? 100_000
-  const newest = fill.newest ?? new Date()
   for (let from = 1; from <= fill.count; from += chunk) {
     const to = Math.min(fill.count, from + chunk - 1)
-    await knex.raw(FILL_SQL, {
-      from,
-      to,
-      count: fill.count,
-      tag: fill.tag,
-      tagUpper: fill.tag.toUpperCase(),
-      idLength: 24 - fill.tag.length,
-      provider: fill.providerId ?? "pp_payin_default",
-      newest: newest.toISOString(),
-      spacing: fill.spacingSeconds ?? 31,
-      same: fill.sameTimeEvery ?? 0,
-      rare: fill.rareFlags ?? false,
-    } as any)
+    await knex.raw(sql, { from, to, count: fill.count, tag: fill.tag, ...values } as any)
     progress?.(to)
   }
+}
+
+export async function fillLedger(knex: Knex, fill: LedgerFill, progress?: (done: number) => void): Promise<void> {
+  const values = {
+    tagUpper: fill.tag.toUpperCase(),
+    idLength: 24 - fill.tag.length,
+    provider: fill.providerId ?? "pp_payin_default",
+    newest: (fill.newest ?? new Date()).toISOString(),
+    spacing: fill.spacingSeconds ?? 31,
+    same: fill.sameTimeEvery ?? 0,
+    rare: fill.rareFlags ?? false,
+  }
+  await fillInChunks(knex, FILL_SQL, fill, values, progress)
 }
 
 // knex named bindings (:name) keep the statement readable; every value is bound, none interpolated.

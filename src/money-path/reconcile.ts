@@ -88,7 +88,7 @@ export async function reconcilePayins(container: MedusaContainer, options: Recon
   for (;;) {
     // raw keyset page over the partial index of open pay-ins: the ORM read the same rows 13× slower
     // (6.6 s vs 0.5 s for 50,000 open among 1,000,000; integration-tests/bench/ledger.bench.ts)
-    const page = await payin.ledger.openPage(olderThan, lastId, pageSize, options.ids)
+    const page = await payin.queries.openPage(olderThan, lastId, pageSize, options.ids)
     if (!page.length) break
     await runBounded(page, concurrency, lookUp)
     lastId = page[page.length - 1].id
@@ -98,7 +98,7 @@ export async function reconcilePayins(container: MedusaContainer, options: Recon
   // effects still pending (not looked up above): the ledger already knows their status
   let afterId = ""
   for (;;) {
-    const page = (await payin.ledger.pendingEffects(pageSize, plugin.effectRetryLimit, afterId)).filter(
+    const page = (await payin.queries.pendingEffects(pageSize, plugin.effectRetryLimit, afterId)).filter(
       (r) => !options.ids || options.ids.includes(r.id)
     )
     if (!page.length) break

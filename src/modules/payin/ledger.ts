@@ -11,7 +11,6 @@ import {
   nextStatus,
   statusesMovingTo,
   LEDGER_ONLY_STATUSES,
-  OPEN_STATUSES,
 } from "../../status"
 import type { Db } from "./db"
 import { compareReceived } from "./money"
@@ -310,34 +309,6 @@ export class Ledger {
     })
   }
 
-  /**
-   * A page of the open pay-ins (creating, active, in a dispute) created before `olderThan`, by id
-   * after `afterId`: what reconciliation looks up. One statement on the partial index of open
-   * pay-ins (IDX_payin_transaction_open_id), never reading the closed ones, and no ORM entities
-   * (with 1,000,000 pay-ins: p50 1.7 ms per page of 200, against 24.6 ms through the ORM's list).
-   */
-  async openPage(olderThan: Date, afterId: string, limit: number, ids?: string[]): Promise<LedgerRow[]> {
-    const { rows } = await this.db().raw(
-      `select id, provider_id, service_id, session_id, status, fiat_amount, effect_pending from payin_transaction
-       where status in (${OPEN_STATUSES.map((s) => `'${s}'`).join(", ")}) and created_at < ? and id > ? and deleted_at is null
-       ${ids ? "and id = any(?::text[])" : ""}
-       order by id limit ?`,
-      [olderThan, afterId, ...(ids ? [ids] : []), limit]
-    )
-    return rows
-  }
-
-  /** Rows whose effect is pending and not yet given up on (a partial index covers this). */
-  async pendingEffects(limit: number, maxAttempts: number, afterId = ""): Promise<LedgerRow[]> {
-    const { rows } = await this.db().raw(
-      `select * from payin_transaction
-       where effect_pending is not null and effect_attempts < ? and id > ? and deleted_at is null
-       order by id limit ?`,
-      [maxAttempts, afterId, limit]
-    )
-    return rows
-  }
-
   async recordRefund(ledgerId: string, refund: Record<string, unknown>): Promise<void> {
     await this.db().transaction(async (trx) => {
       const row = await lockRow(trx, ledgerId)
@@ -410,6 +381,4 @@ export class Ledger {
       await history(trx, row, row.status, row.status, "store", note)
     })
   }
-
-
 }

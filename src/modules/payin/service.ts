@@ -23,8 +23,8 @@ type EventBus = { emit(message: { name: string; data: unknown }[] | { name: stri
 /**
  * The plugin's module (`payin`): data the store owns about its pay-ins. A thin service over its
  * parts: `ledger` (the pay-ins and their history: the one writer of a status), `inbox` (verified
- * webhooks), `settings` (the admin's settings over medusa-config), `queries` (admin views). The
- * generated CRUD methods are for reading.
+ * webhooks), `settings` (the admin's settings over medusa-config), `queries` (read-only views: the
+ * admin's, the export, reconciliation's selections). The generated CRUD methods are for reading.
  */
 class PayinModuleService extends MedusaService({
   PayinTransaction,
