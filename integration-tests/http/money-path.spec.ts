@@ -98,6 +98,9 @@ medusaIntegrationTestRunner({
       const answer = await postWebhook("second", forged, SECOND_KEY)
       expect(answer.status).toBe(403)
       expect(answer.body.code).toBe("foreign_payin")
+      // the second instance's webhook health counts it once, as rejected, not as accepted
+      const health = (await api.get("/admin/payin/webhook-health", admin)).data.providers.find((p: any) => p.id === "second")
+      expect(health).toMatchObject({ accepted: 0, rejected: 1, last_failure_reason: "foreign_payin" })
       const after = await row({ session_id: session.id })
       expect(after).toMatchObject({ status: "active", paid_at: null, captured_at: null, effect_pending: null })
       expect((await order(orderId)).payment_status).toBe("awaiting")

@@ -46,8 +46,7 @@ export async function applyInboxEntry(
   } catch (error) {
     const message = errorMessage(error)
     if (error instanceof ForeignPayinError) {
-      payin.inbox.countRejected(providerId, "foreign_payin")
-      await payin.inbox.settle(entryId, { ok: false, error: message, permanent: true })
+      await payin.inbox.settle(entryId, { ok: false, error: message, permanent: true, reason: "foreign_payin" })
       return { outcome: "foreign", error: message }
     }
     container
@@ -70,7 +69,7 @@ export async function retryWebhookInbox(
   for (const entry of due) {
     const parsed = TransactionSchema.safeParse(JSON.parse(entry.raw_body))
     if (!parsed.success) {
-      await payin.inbox.settle(entry.id, { ok: false, error: "stored body is not a Transaction", permanent: true })
+      await payin.inbox.settle(entry.id, { ok: false, error: "stored body is not a Transaction", permanent: true, reason: "invalid_transaction" })
       continue
     }
     const outcome = await applyInboxEntry(container, entry.id, entry.provider_id, parsed.data)

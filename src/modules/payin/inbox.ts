@@ -13,7 +13,11 @@ type DeliveryCounts = {
   lastRejectedAt: Date | null
   reason: string | null
 }
-export type InboxOutcome = { ok: true; result: unknown } | { ok: false; error: string; permanent?: boolean }
+/**
+ * How applying an entry ended. A permanent failure refuses the delivery for good; `reason` (a
+ * short code, e.g. "foreign_payin") is what webhook health shows for it, else the error.
+ */
+export type InboxOutcome = { ok: true; result: unknown } | { ok: false; error: string; permanent?: boolean; reason?: string }
 
 /** Hashes of applied callbacks remembered per process, for the duplicate fast path. */
 const APPLIED_CACHE_SIZE = 20_000
@@ -32,6 +36,7 @@ export class WebhookInbox {
   /** provider → deliveries counted since the last flush (added to that day's payin_webhook_counter row). */
   private counts_ = new Map<string, DeliveryCounts>()
   private flushTimer_: NodeJS.Timeout | null = null
+  private flushing_: Promise<void> = Promise.resolve()
 
   constructor(private readonly db: () => Db) {}
 
@@ -95,8 +100,8 @@ export class WebhookInbox {
          where id = ? and state <> 'rejected' returning provider_id`,
         [outcome.error.slice(0, 2000), id]
       )
-      // counted as accepted when it arrived: now a refused delivery
-      for (const { provider_id } of refused.rows) this.count(provider_id, "refusedAfterVerification", outcome.error)
+      // counted as accepted when it arrived: now a refused delivery (counted here only, once)
+      for (const { provider_id } of refused.rows) this.count(provider_id, "refusedAfterVerification", outcome.reason ?? outcome.error)
     } else {
       // 30 s, 1, 2, 4 … minutes, at most an hour between attempts
       await this.db().raw(
@@ -149,12 +154,22 @@ export class WebhookInbox {
     this.scheduleFlush()
   }
 
-  /** Writes the counts kept in memory: deliveries per instance and day, duplicates acknowledged from memory. */
-  async flush(): Promise<void> {
+  /**
+   * Writes the counts kept in memory: deliveries per instance and day, duplicates acknowledged
+   * from memory. Flushes run one after another, so a caller (webhook health) that flushes while
+   * the timer's flush is still writing reads the counters after both.
+   */
+  flush(): Promise<void> {
     if (this.flushTimer_) {
       clearTimeout(this.flushTimer_)
       this.flushTimer_ = null
     }
+    const run = this.flushing_.then(() => this.writeCounts())
+    this.flushing_ = run.catch(() => undefined)
+    return run
+  }
+
+  private async writeCounts(): Promise<void> {
     const duplicates = [...this.pendingDuplicates_.entries()]
     this.pendingDuplicates_.clear()
     for (const [id, count] of duplicates) {
