@@ -1,4 +1,4 @@
-import { FINAL_PAYIN_STATES, type PayinStatusResponse } from "./types"
+import type { PayinStatusResponse } from "./types"
 import { clockOffset } from "./countdown"
 
 /**
@@ -91,7 +91,9 @@ export function pollPayinStatus(
   /** Delay until the next poll after an answer (and whether polling is finished). */
   const nextDelay = (response: PayinStatusResponse): number => {
     const payin = response.payin
-    finished = !payin || payin.final || FINAL_PAYIN_STATES.includes(payin.state)
+    // `final` (not the state alone): a paid pay-in whose capture is still running is not final yet,
+    // so the last answer carries the order's final payment status
+    finished = !payin || payin.final
     if (!payin || finished) return 0
     const clientNow = now()
     const expires = payin.expires_at ? Date.parse(payin.expires_at) : NaN

@@ -98,6 +98,18 @@ describe("pollPayinStatus", () => {
     expect(jest.getTimerCount()).toBe(0)
   })
 
+  it("keeps polling a paid pay-in that is not final yet (its capture is running), stops once it is", async () => {
+    const { times, fetchStatus } = recorder((i) =>
+      i < 2 ? response("paid", { final: false, paymentStatus: "authorized" }) : response("paid", { paymentStatus: "captured" })
+    )
+    const onUpdate = jest.fn()
+    pollPayinStatus(fetchStatus, { onUpdate })
+    await jest.advanceTimersByTimeAsync(10 * 60_000)
+    expect(times).toHaveLength(3)
+    expect(onUpdate).toHaveBeenLastCalledWith(expect.objectContaining({ order: expect.objectContaining({ payment_status: "captured" }) }))
+    expect(jest.getTimerCount()).toBe(0)
+  })
+
   it("stops when the view says final, and when there is no pay-in", async () => {
     const a = recorder(() => response("awaiting_payment", { final: true }))
     pollPayinStatus(a.fetchStatus, { onUpdate: () => {} })

@@ -28,6 +28,9 @@ export type StatusRow = {
   recalculated_at: Date | string | null
   /** When the pay-in was first closed (the money arrived). */
   paid_at?: Date | string | null
+  /** The Medusa effect the status asks for and not done yet (capture, order cancel), and the attempts at it. */
+  effect_pending?: string | null
+  effect_attempts?: number | null
 }
 
 /**
@@ -61,6 +64,17 @@ export type StatusViewContext = {
    * recalculated since (`fiat_amount` then holds the new amount). Null when unknown.
    */
   originalFiatAmount?: string | null
+  /** Attempts after which a pending effect is given up (plugin option effectRetryLimit); unlimited when absent. */
+  effectRetryLimit?: number
+}
+
+/**
+ * Whether the store still has something to do for this pay-in's order (capture a paid pay-in's
+ * payment, cancel an expired one's order) and has not given up: the order's payment status will
+ * still change, so the answer is not final yet.
+ */
+export function effectStillPending(row: Pick<StatusRow, "effect_pending" | "effect_attempts">, effectRetryLimit = Infinity): boolean {
+  return Boolean(row.effect_pending) && (row.effect_attempts ?? 0) < effectRetryLimit
 }
 
 export function toStatusView(row: StatusRow, context: StatusViewContext): PayinStatusView {
@@ -79,7 +93,9 @@ export function toStatusView(row: StatusRow, context: StatusViewContext): PayinS
     payin_id: row.service_id ?? null,
     state,
     service_status: row.status,
-    final: isFinalState(state),
+    // final once the state is and the store has done what it asks for the order (a paid pay-in's
+    // capture): a client that stops polling then has the order's final payment status too
+    final: isFinalState(state) && !effectStillPending(row, context.effectRetryLimit),
     amount: amount ?? "0.00",
     currency: String(text(row.fiat_currency) ?? row.currency_code).toUpperCase(),
     // what the service reports received, when it differs from what was asked (or was recalculated)

@@ -108,6 +108,23 @@ describe("toStatusView", () => {
     expect(view.requisite?.number).toBe("2202201234567890")
   })
 
+  it("is final only once the store has done what the state asks for the order, or given up on it", () => {
+    const closed = { status: "closed", paid_at: NOW }
+    // paid, Medusa's capture not done yet: the order's payment status will still change
+    expect(toStatusView(row({ ...closed, effect_pending: "capture", effect_attempts: 0 }), { now: NOW, effectRetryLimit: 5 })).toMatchObject({
+      state: "paid",
+      final: false,
+    })
+    expect(toStatusView(row({ ...closed, effect_pending: null, effect_attempts: 0 }), { now: NOW, effectRetryLimit: 5 }).final).toBe(true)
+    // given up after effectRetryLimit attempts (flagged capture_failed for the merchant): nothing more will change by itself
+    expect(toStatusView(row({ ...closed, effect_pending: "capture", effect_attempts: 5 }), { now: NOW, effectRetryLimit: 5 }).final).toBe(true)
+    // expired, its order's cancel pending
+    expect(toStatusView(row({ status: "canceled", effect_pending: "cancel_order", effect_attempts: 1 }), { now: NOW, effectRetryLimit: 5 })).toMatchObject({
+      state: "expired",
+      final: false,
+    })
+  })
+
   it("dates paid_at from the move to closed", () => {
     const paidAt = new Date(NOW.getTime() - 1000)
     const view = toStatusView(row({ status: "closed", status_changed_at: paidAt }), { now: NOW })

@@ -68,7 +68,11 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
     // read after the refresh: a lookup that found the pay-in paid has captured the order
     order: orderId ? await orderView(req.scope, orderId) : null,
     payin: row
-      ? toStatusView(row as unknown as StatusRow, { now, originalFiatAmount: await originalFiatAmount(payin, row) })
+      ? toStatusView(row as unknown as StatusRow, {
+          now,
+          originalFiatAmount: await originalFiatAmount(payin, row),
+          effectRetryLimit: (await payin.settings.plugin()).effectRetryLimit,
+        })
       : null,
     server_time: now.toISOString(),
   }
