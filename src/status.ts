@@ -105,16 +105,20 @@ export function effectOf(
 // ---------------------------------------------------------------------------------------------
 
 /** The Medusa payment-session statuses this plugin answers (string values of PaymentSessionStatus). */
-export type MedusaSessionStatus = "captured" | "pending_authorization" | "canceled" | "error"
+export type MedusaSessionStatus = "authorized" | "pending_authorization" | "canceled" | "error"
 
 /**
- * A ledger status as a Medusa payment-session status: money received is `captured`; open
- * statuses place the order and wait for the payment (`pending_authorization`); `canceled` ends
- * the session so the shopper can start again; `failed` is an error. A pay-in that was paid stays
- * `captured` through a later dispute.
+ * A ledger status as a Medusa payment-session status: money received is `authorized` (Medusa
+ * creates the Payment; the money path then captures exactly what arrived); open statuses place the
+ * order and wait for the payment (`pending_authorization`); `canceled` ends the session so the
+ * shopper can start again; `failed` is an error. A pay-in that was paid stays `authorized` through
+ * a later dispute.
+ *
+ * Never `captured`: Medusa answers that by capturing the whole session amount at once, whatever
+ * amount comes later, so an underpaid pay-in would be booked as paid in full.
  */
 export function sessionStatusOf(status: LedgerStatus, { paid = false } = {}): MedusaSessionStatus {
-  if (status === "closed" || paid) return "captured"
+  if (status === "closed" || paid) return "authorized"
   if (status === "canceled") return "canceled"
   if (status === "failed") return "error"
   return "pending_authorization"

@@ -135,6 +135,28 @@ export function adminTests(suite: BrowserSuite): void {
     await shot("order-widget")
   })
 
+  it("an underpaid order (1700.00 of 1790.00 after a recalculation): Medusa's order view shows what arrived as paid, partly captured", async () => {
+    const orderId = suite.demo.samples.recalculated.orderId!
+    // Medusa's own records, through its admin API
+    const { order } = await suite.api("GET", `/admin/orders/${orderId}?fields=payment_status,summary,*payment_collections`, { admin: true })
+    expect(order.payment_status).toBe("partially_captured")
+    expect(Number(order.payment_collections[0].captured_amount)).toBe(1700)
+    expect(Number(order.summary.paid_total)).toBe(1700)
+    expect(Number(order.summary.pending_difference)).toBe(90)
+    // the same figures on the admin's order page
+    await page.goto(`${suite.demo.adminUrl}/orders/${orderId}`)
+    await page.getByTestId("payin-order-widget").waitFor()
+    await page.getByText("Partially captured").first().waitFor()
+    const paidRow = page.getByText("Total paid by customer").locator("xpath=..")
+    await expect(paidRow.textContent()).resolves.toMatch(/1,700\.00/)
+    await expect(paidRow.textContent()).resolves.not.toMatch(/1,790\.00/)
+    // the pay-in widget: what Medusa booked and what is still owed
+    await expect(page.getByTestId("payin-widget-booked").textContent()).resolves.toContain("1700.00 RUB")
+    await expect(page.getByTestId("payin-widget-missing").textContent()).resolves.toContain("90.00 RUB")
+    await page.getByTestId("payin-order-widget").scrollIntoViewIfNeeded()
+    await shot("order-underpaid")
+  })
+
   it("transactions page: filters, the detail, and Reconcile now applies a payment whose webhook never came", async () => {
     await page.goto(`${suite.demo.adminUrl}/payin`)
     await page.getByTestId("payin-tx-row").first().waitFor()

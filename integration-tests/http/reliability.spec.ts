@@ -48,7 +48,7 @@ medusaIntegrationTestRunner({
       const query = getContainer().resolve(ContainerRegistrationKeys.QUERY)
       const { data } = await query.graph({
         entity: "payment",
-        fields: ["id", "amount", "captured_at", "captures.id"],
+        fields: ["id", "amount", "captured_at", "captures.id", "captures.amount"],
         filters: { payment_session_id: sessionId },
       })
       return data as any[]
@@ -226,7 +226,7 @@ medusaIntegrationTestRunner({
     })
 
     it("dispute, checking, recalculation and close: recorded, announced, and the recalculated amount is booked", async () => {
-      const { payin, orderId } = await placedOrder()
+      const { payin, orderId, session } = await placedOrder()
       await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/dispute`, {
         checkUrl: "https://receipts.example/1.pdf",
         fiatAmount: "1500.00",
@@ -261,9 +261,12 @@ medusaIntegrationTestRunner({
       expect(closedRow.status).toBe("closed")
       expect(closedRow.flags.underpayment).toMatchObject({ assigned_amount: "1790.00", received_amount: "1500.00" })
       const after = await order(orderId)
-      expect(after.payment_status).toBe("captured")
+      // Medusa books what arrived (1500.00 of 1790.00): partly captured, the rest owed
+      expect(after.payment_status).toBe("partially_captured")
       const booked = after.transactions.reduce((sum: number, t: any) => sum + Number(t.amount), 0)
       expect(booked).toBe(1500)
+      const [payment] = await paymentsOf(session.id)
+      expect(payment.captures.map((c: any) => Number(c.amount))).toEqual([1500])
       expect(events.filter((e) => e.name === PAYIN_EVENTS.PAYMENT_FLAGGED).map((e) => e.data.flag)).toEqual(["underpayment"])
     })
 

@@ -66,7 +66,7 @@ describe("nextStatus", () => {
           current = nextStatus(current, event, { paid }).to
           if (paid) {
             expect(["closed", ...DISPUTE_STATUSES]).toContain(current)
-            expect(sessionStatusOf(current, { paid })).toBe("captured")
+            expect(sessionStatusOf(current, { paid })).toBe("authorized")
             expect(shopperStateOf(current, { paid })).toBe("paid")
           }
           if (leftActive) {
@@ -82,10 +82,10 @@ describe("nextStatus", () => {
 
 describe("sessionStatusOf", () => {
   it("maps ledger statuses to Medusa session statuses", () => {
-    expect(sessionStatusOf("closed")).toBe("captured")
+    expect(sessionStatusOf("closed")).toBe("authorized")
     for (const open of ["creating", "active", ...DISPUTE_STATUSES] as const) {
       expect(sessionStatusOf(open)).toBe("pending_authorization")
-      expect(sessionStatusOf(open, { paid: true })).toBe("captured")
+      expect(sessionStatusOf(open, { paid: true })).toBe("authorized")
     }
     expect(sessionStatusOf("canceled")).toBe("canceled")
     expect(sessionStatusOf("failed")).toBe("error")

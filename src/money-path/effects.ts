@@ -1,9 +1,9 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { PaymentActions } from "@medusajs/framework/utils"
+import { MathBN, PaymentActions } from "@medusajs/framework/utils"
 import { cancelOrderWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
 import { errorMessage } from "../client/errors"
 import type { LedgerNotice, LedgerRow } from "../modules/payin/ledger"
-import { captureAmount } from "../modules/payin/money"
+import { capturableAmount, remainingToCapture } from "../modules/payin/money"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import type { PayinFlag } from "../status"
@@ -84,35 +84,41 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
     await payin.ledger.effectDone(row.id, "capture", { note: "not captured: late payment" })
     return
   }
-  const amount = captureAmount(row, { fiat_amount: row.fiat_amount, fiat_currency: row.fiat_currency ?? null })
+  const amount = capturableAmount(row)
   if (amount === null) {
     // received in another currency: flagged when recorded; the merchant decides
     await payin.ledger.effectDone(row.id, "capture", { note: "not captured: received in another currency" })
     return
   }
-  if (!session.paymentCapturedAt) {
+  // Capture up to what arrived, less what Medusa captured already (another path, an admin): the
+  // provider's capturePayment refuses anything beyond it, so no path books the difference twice.
+  const rest = remainingToCapture(amount, session.capturedAmount)
+  if (MathBN.gt(rest, 0)) {
     await pauseBeforeCaptureForTests(container, row.id)
     await processPaymentWorkflow(container).run({
-      input: { action: PaymentActions.SUCCESSFUL, data: { session_id: session.id, amount: amount as unknown as number } },
+      input: { action: PaymentActions.SUCCESSFUL, data: { session_id: session.id, amount: rest as unknown as number } },
     })
   }
   const after = await loadSession(container, session.id)
   const orderId = after?.orderId ?? (await orderOfCart(container, session.cartId))
-  const payment = after?.paymentCapturedAt ? { captured_at: after.paymentCapturedAt } : await paymentOfSession(container, session.id)
-  if (orderId && payment?.captured_at) {
+  const captured = after ? after.capturedAmount : ((await paymentOfSession(container, session.id))?.captured_amount ?? "0")
+  const booked = MathBN.gte(captured, amount)
+  if (orderId && booked) {
     effects.push("captured")
     await payin.ledger.effectDone(row.id, "capture", { captured: true, order_id: orderId, cart_id: session.cartId })
     await announce(container, payin, row, { kind: "captured", order_id: orderId })
     return
   }
-  if (!orderId && (payment?.captured_at || !after)) {
+  if (!orderId && (booked || !after)) {
     // Medusa took the payment, then could not place the order (out of stock, …) and its
     // compensation replaced the session: the money is in, no order exists. The merchant decides.
     await flag("paid_without_order", "paid, but Medusa could not place the order from the cart", { cart_id: session.cartId })
-    await payin.ledger.effectDone(row.id, "capture", { captured: Boolean(payment?.captured_at), cart_id: session.cartId })
+    await payin.ledger.effectDone(row.id, "capture", { captured: MathBN.gt(captured, 0), cart_id: session.cartId })
     return
   }
-  throw new Error(`Medusa did not capture the payment of session ${session.id} (cart ${session.cartId ?? "?"}, order ${orderId ?? "none"})`)
+  throw new Error(
+    `Medusa captured ${captured} of ${amount} for session ${session.id} (cart ${session.cartId ?? "?"}, order ${orderId ?? "none"})`
+  )
 }
 
 async function endOrder(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[]): Promise<void> {
@@ -120,7 +126,8 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
   const ids = { order_id: session?.orderId ?? null, cart_id: session?.cartId ?? null }
   const instanceId = instanceIdOf(row.provider_id)
   const cancelUnpaid = instanceId ? ((await payin.settings.providerOptions(instanceId))?.cancelUnpaidOrdersOnExpiry ?? true) : false
-  if (session?.orderId && !session.paymentCapturedAt && cancelUnpaid) {
+  const capturedAny = Boolean(session && MathBN.gt(session.collectionCapturedAmount, 0))
+  if (session?.orderId && !capturedAny && cancelUnpaid) {
     const paidSibling = (await payin.ledger.ofCollections([session.payment_collection_id])).find((r) => r.id !== row.id && r.paid_at)
     const order = await loadOrder(container, session.orderId)
     if (paidSibling) {
@@ -135,7 +142,7 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
       ) {
         effects.push("flagged:paid_elsewhere")
       }
-    } else if (order && order.status !== "canceled" && order.payment_status !== "captured") {
+    } else if (order && order.status !== "canceled") {
       await cancelOrderWorkflow(container).run({ input: { order_id: session.orderId } })
       effects.push("order_canceled")
     }
@@ -143,7 +150,7 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
   await payin.ledger.markEndedByStore(row.id, "payment window ended unpaid", ids)
   await payin.ledger.effectDone(row.id, "cancel_order", { ended: true, ...ids })
   effects.push("ended")
-  if (!session?.paymentCapturedAt) {
+  if (!capturedAny) {
     // not when the order was paid through another pay-in of its payment collection
     const paidElsewhere = async () =>
       Boolean(session && (await payin.ledger.ofCollections([session.payment_collection_id])).some((r) => r.id !== row.id && r.paid_at))

@@ -1,5 +1,5 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
+import { ContainerRegistrationKeys, MathBN } from "@medusajs/framework/utils"
 
 /** What the money path reads of Medusa about a payment session: its collection, cart, order, payment. */
 export type SessionInfo = {
@@ -8,8 +8,18 @@ export type SessionInfo = {
   payment_collection_id: string
   cartId: string | null
   orderId: string | null
+  /** When Medusa's payment of the session was captured in full (null while nothing or part is). */
   paymentCapturedAt: string | null
+  /** What Medusa captured of the session's payment so far: the sum of its captures ("0" without any). */
+  capturedAmount: string
+  /** What Medusa captured on the session's payment collection (all its payments). */
+  collectionCapturedAmount: string
 }
+
+type Money = { value?: string } | string | number | null | undefined
+const sumOf = (amounts: Money[]): string =>
+  amounts.reduce<ReturnType<typeof MathBN.convert>>((sum, a) => MathBN.add(sum, moneyValue(a)), MathBN.convert(0)).toString()
+const moneyValue = (a: Money): string | number => (a && typeof a === "object" ? (a.value ?? 0) : (a ?? 0))
 
 type Query = { graph: (config: Record<string, unknown>) => Promise<{ data: any[] }> }
 const queryOf = (container: MedusaContainer) => container.resolve(ContainerRegistrationKeys.QUERY) as unknown as Query
@@ -18,11 +28,25 @@ export async function loadSession(container: MedusaContainer, sessionId: string)
   const query = queryOf(container)
   const { data: sessions } = await query.graph({
     entity: "payment_session",
-    fields: ["id", "amount", "payment_collection_id", "payment.id", "payment.captured_at"],
+    fields: [
+      "id",
+      "amount",
+      "payment_collection_id",
+      "payment_collection.raw_captured_amount",
+      "payment.id",
+      "payment.captured_at",
+      "payment.captures.raw_amount",
+    ],
     filters: { id: sessionId },
   })
   const session = sessions[0] as
-    | { id: string; amount: unknown; payment_collection_id: string; payment?: { captured_at?: string | null } | null }
+    | {
+        id: string
+        amount: unknown
+        payment_collection_id: string
+        payment_collection?: { raw_captured_amount?: Money } | null
+        payment?: { captured_at?: string | null; captures?: { raw_amount?: Money }[] } | null
+      }
     | undefined
   if (!session) {
     return null
@@ -44,6 +68,8 @@ export async function loadSession(container: MedusaContainer, sessionId: string)
     cartId,
     orderId,
     paymentCapturedAt: session.payment?.captured_at ?? null,
+    capturedAmount: sumOf((session.payment?.captures ?? []).map((c) => c.raw_amount)),
+    collectionCapturedAmount: sumOf([session.payment_collection?.raw_captured_amount]),
   }
 }
 
@@ -67,12 +93,10 @@ export async function resolveCollection(
   return { cart_id: cartId, order_id: orderId }
 }
 
-export async function loadOrder(
-  container: MedusaContainer,
-  orderId: string
-): Promise<{ id: string; status: string; payment_status?: string } | null> {
-  const { data } = await queryOf(container).graph({ entity: "order", fields: ["id", "status", "payment_status"], filters: { id: orderId } })
-  return (data[0] as { id: string; status: string; payment_status?: string }) ?? null
+/** An order's status (its payment status is not a column: read the payment collection's amounts instead). */
+export async function loadOrder(container: MedusaContainer, orderId: string): Promise<{ id: string; status: string } | null> {
+  const { data } = await queryOf(container).graph({ entity: "order", fields: ["id", "status"], filters: { id: orderId } })
+  return (data[0] as { id: string; status: string }) ?? null
 }
 
 /** The order placed from a cart, or null. */
@@ -86,11 +110,14 @@ export async function orderOfCart(container: MedusaContainer, cartId: string | n
 export async function paymentOfSession(
   container: MedusaContainer,
   sessionId: string
-): Promise<{ id: string; captured_at: string | null } | null> {
+): Promise<{ id: string; captured_at: string | null; captured_amount: string } | null> {
   const { data } = await queryOf(container).graph({
     entity: "payment",
-    fields: ["id", "captured_at"],
+    fields: ["id", "captured_at", "captures.raw_amount"],
     filters: { payment_session_id: sessionId },
   })
-  return (data[0] as { id: string; captured_at: string | null } | undefined) ?? null
+  const payment = data[0] as { id: string; captured_at: string | null; captures?: { raw_amount?: Money }[] } | undefined
+  return payment
+    ? { id: payment.id, captured_at: payment.captured_at, captured_amount: sumOf((payment.captures ?? []).map((c) => c.raw_amount)) }
+    : null
 }

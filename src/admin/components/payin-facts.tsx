@@ -28,8 +28,29 @@ export function AmountFacts({ tx }: { tx: TransactionDetail }) {
       </Row>
       <Row label={t("payin.detail.rate")}>{tx.currency_rate ?? "—"}</Row>
       <Row label={t("payin.detail.fee")}>{tx.merchant_fee ?? "—"}</Row>
+      <MoneyFlagFacts tx={tx} />
       {tx.status === "active" && <Row label={t("payin.detail.expires")}>{formatDate(tx.expires_at, i18n.language)}</Row>}
     </div>
+  )
+}
+
+/** What Medusa booked of an underpaid or overpaid pay-in, and the difference (from its flag). */
+function MoneyFlagFacts({ tx }: { tx: TransactionDetail }) {
+  const { t } = useTranslation()
+  const money = tx.flags?.underpayment ?? tx.flags?.overpayment
+  if (!money) return null
+  const currency = tx.currency_code
+  const text = (value: unknown) => (typeof value === "string" ? value : null)
+  return (
+    <>
+      <Row label={t("payin.detail.booked")} testId="payin-widget-booked">{formatAmount(text(money.captured_amount), currency)}</Row>
+      {text(money.missing_amount) ? (
+        <Row label={t("payin.detail.missing")} testId="payin-widget-missing">{formatAmount(text(money.missing_amount), currency)}</Row>
+      ) : null}
+      {text(money.excess_amount) ? (
+        <Row label={t("payin.detail.excess")} testId="payin-widget-excess">{formatAmount(text(money.excess_amount), currency)}</Row>
+      ) : null}
+    </>
   )
 }
 

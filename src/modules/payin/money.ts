@@ -31,12 +31,22 @@ export function compareReceived(
     received_currency: tx.fiatCurrency.toUpperCase(),
   }
   if (tx.fiatCurrency.toLowerCase() !== row.currency_code.toLowerCase()) {
-    return { flag: "underpayment", details: { ...details, reason: "received in another currency" } }
+    return { flag: "underpayment", details: { ...details, reason: "received in another currency", captured_amount: "0", missing_amount: assigned } }
   }
   const received = MathBN.convert(tx.fiatAmount)
   const expected = MathBN.convert(assigned)
   if (received.eq(expected)) return null
-  return { flag: received.lt(expected) ? "underpayment" : "overpayment", details }
+  const capturable = captureAmount(row, { fiat_amount: tx.fiatAmount, fiat_currency: tx.fiatCurrency })
+  const booked = capturable === null ? "0" : decimal(MathBN.convert(capturable))
+  // what Medusa books, and how much is missing (or more than asked): the merchant's figures
+  return received.lt(expected)
+    ? { flag: "underpayment", details: { ...details, captured_amount: booked, missing_amount: decimal(expected.minus(received)) } }
+    : { flag: "overpayment", details: { ...details, captured_amount: booked, excess_amount: decimal(received.minus(expected)) } }
+}
+
+/** A decimal amount as a plain string with at least two fraction digits ("895.00", "0.50"). */
+function decimal(value: ReturnType<typeof MathBN.convert>): string {
+  return (value.decimalPlaces() ?? 0) >= 2 ? value.toFixed() : value.toFixed(2)
 }
 
 /**
@@ -50,6 +60,40 @@ export function captureAmount(row: Row, received: { fiat_amount: string | null; 
   if (received.fiat_currency && received.fiat_currency.toLowerCase() !== row.currency_code.toLowerCase()) return null
   const got = MathBN.convert(received.fiat_amount)
   return (got.lt(session) ? got : session).toString()
+}
+
+/** What the capturable amount of a pay-in needs from its ledger row. */
+type PaidRow = Row & {
+  paid_at?: Date | string | null
+  store_canceled_at?: Date | string | null
+  fiat_amount?: string | null
+  fiat_currency?: string | null
+}
+
+/**
+ * What Medusa may book for a pay-in in all, whichever path captures (the webhook's effect,
+ * reconciliation, "Reconcile now", a capture from the admin): the money received, never more
+ * than the session amount. Null when nothing may be booked: not paid, received in another
+ * currency, or paid after the store had ended the pay-in (the merchant decides about that money).
+ * The provider answers Medusa from it and refuses a capture beyond it; the effect captures up to it.
+ */
+export function capturableAmount(row: PaidRow): string | null {
+  if (!row.paid_at || row.store_canceled_at) return null
+  return captureAmount(row, { fiat_amount: row.fiat_amount ?? null, fiat_currency: row.fiat_currency ?? null })
+}
+
+/** Why nothing of a paid pay-in may be booked (for errors and notes), or null when something may. */
+export function notCapturableReason(row: PaidRow): string | null {
+  if (!row.paid_at) return "the shopper has not paid yet"
+  if (row.store_canceled_at) return "paid after the store ended the pay-in"
+  if (capturableAmount(row) === null) return "received in another currency"
+  return null
+}
+
+/** The amount still to capture: what may be booked minus what Medusa captured already ("0" at most). */
+export function remainingToCapture(capturable: string, captured: string | number): string {
+  const rest = MathBN.convert(capturable).minus(MathBN.convert(captured))
+  return rest.gt(0) ? rest.toString() : "0"
 }
 
 /**

@@ -1,5 +1,6 @@
 import {
   AuthorizePaymentInput,
+  BigNumberInput,
   AuthorizePaymentOutput,
   CancelPaymentInput,
   CancelPaymentOutput,
@@ -26,7 +27,7 @@ import { AbstractPaymentProvider, MathBN, MedusaError, PaymentActions } from "@m
 import { PAYIN_MODULE } from "../../../medusa-plugin.config"
 import { PayinServiceError } from "../../client/errors"
 import type { PayInRequest, Transaction } from "../../client/schemas"
-import { createdMismatch } from "../../modules/payin/money"
+import { capturableAmount, createdMismatch, notCapturableReason } from "../../modules/payin/money"
 import { PayinProviderOptions, PayinProviderOptionsInput, parseProviderOptions } from "../../modules/payin/options"
 import type PayinModuleService from "../../modules/payin/service"
 import type { LedgerRow } from "../../modules/payin/service"
@@ -205,7 +206,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
    * The session's status, from the ledger when it knows the pay-in (webhooks and reconciliation
    * keep it current: no call to the service on the webhook's path). Only when the ledger has no
    * answer yet (the creation's outcome unknown) is the service asked, and its answer recorded
-   * through the ledger's one writer. `captured` only for a pay-in of this instance recorded paid.
+   * through the ledger's one writer. `authorized` only for a pay-in of this instance recorded paid.
    */
   async authorizePayment(input: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
     const data = (input.data ?? {}) as Data
@@ -231,7 +232,12 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return sessionAnswer(row, data)
   }
 
-  /** Succeeds once the ledger has this instance's pay-in paid; tolerant of repeats. */
+  /**
+   * Medusa books a capture here, whoever asked for it (the money path, an admin's capture): it
+   * succeeds only while all of the payment's captures, this one included, stay within what
+   * arrived (capturableAmount). Otherwise it throws and Medusa deletes the capture it had written,
+   * so no path can book money that never came, nor book the difference twice.
+   */
   async capturePayment(input: CapturePaymentInput): Promise<CapturePaymentOutput> {
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data)
@@ -239,20 +245,54 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       throw payinError(MedusaError.Types.NOT_ALLOWED,
         `The pay-in is ${row?.status ?? "unknown"}, not closed: the shopper has not paid yet`, "payin_not_paid")
     }
+    const capturable = capturableAmount(row)
+    if (capturable === null) {
+      throw payinError(MedusaError.Types.NOT_ALLOWED,
+        `Nothing of this pay-in can be captured: ${notCapturableReason(row)}`, "payin_not_capturable")
+    }
+    const total = await this.capturedWith(input.context?.idempotency_key)
+    if (total === null || MathBN.gt(total, capturable)) {
+      throw payinError(MedusaError.Types.NOT_ALLOWED,
+        `Only ${capturable} ${row.currency_code.toUpperCase()} of this pay-in arrived: ` +
+          (total === null ? "the capture could not be checked against it" : `captures of ${total} would book more`),
+        "payin_capture_exceeds_received")
+    }
     return { data: { ...data, payin_status: row.status } }
   }
 
   /**
-   * The service has no cancel operation: the store stops treating the pay-in as payable. Medusa
-   * also calls this after a concurrent duplicate authorize lost the race to create the Payment;
-   * a pay-in whose money arrived is therefore never marked canceled here.
+   * The total of the captures of the payment Medusa is capturing, the new one (its id is the
+   * idempotency key Medusa passes) included; null when that capture cannot be found. Read through
+   * the payment module's own capture service: the provider lives in that module.
+   */
+  private async capturedWith(captureId: string | undefined): Promise<string | null> {
+    const captures = this.cradle_.captureService as
+      | {
+          retrieve(id: string, config: { select: string[] }): Promise<{ payment_id?: string }>
+          list(filters: Record<string, unknown>, config: { select: string[] }): Promise<{ raw_amount?: unknown; amount: unknown }[]>
+        }
+      | undefined
+    if (!captureId || !captures) return null
+    const paymentId = (await captures.retrieve(captureId, { select: ["id", "payment_id"] }).catch(() => null))?.payment_id
+    if (!paymentId) return null
+    const all = await captures.list({ payment_id: paymentId }, { select: ["id", "amount", "raw_amount"] })
+    return all.reduce((sum, c) => MathBN.add(sum, (c.raw_amount ?? c.amount) as BigNumberInput), MathBN.convert(0)).toString()
+  }
+
+  /**
+   * The service has no cancel operation: the store stops treating the pay-in as payable. A pay-in
+   * whose money arrived is never canceled: this throws, so Medusa keeps its Payment (a rolled-back
+   * capture or completion, which cancels it in its compensation, leaves it for the money path to
+   * capture; a canceled Payment could never be captured again). Medusa also calls this after a
+   * concurrent duplicate authorize lost the race to create the Payment; that authorize fails either way.
    */
   async cancelPayment(input: CancelPaymentInput): Promise<CancelPaymentOutput> {
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data).catch(() => null)
     if (row?.paid_at) {
-      this.logger.warn(`payin: ignored a cancel of ${row.id}: the pay-in is paid (the money arrived)`)
-      return { data }
+      this.logger.warn(`payin: refused a cancel of ${row.id}: the pay-in is paid (the money arrived)`)
+      throw payinError(MedusaError.Types.NOT_ALLOWED,
+        "The shopper's money for this pay-in arrived: its payment cannot be canceled. Capture it, or refund it once captured", "payin_paid")
     }
     if (row) {
       await this.payin.ledger

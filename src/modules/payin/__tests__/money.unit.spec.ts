@@ -1,5 +1,5 @@
 import fc from "fast-check"
-import { captureAmount, compareReceived, createdMismatch } from "../money"
+import { capturableAmount, captureAmount, compareReceived, createdMismatch, notCapturableReason, remainingToCapture } from "../money"
 import { sharedAccounts } from "../loaders/verify-settings"
 
 const row = { amount: "1790", raw_amount: { value: "1790" }, currency_code: "rub", assigned_amount: "1790.00" }
@@ -39,6 +39,45 @@ describe("captureAmount", () => {
   })
   it("captures nothing received in another currency", () => {
     expect(captureAmount(row, { fiat_amount: "1790.00", fiat_currency: "USD" })).toBeNull()
+  })
+})
+
+describe("capturableAmount (what Medusa may book in all, on every path)", () => {
+  const paid = { ...row, paid_at: new Date(), store_canceled_at: null, fiat_amount: "895.00", fiat_currency: "RUB" }
+  it("is what arrived, never more than the session amount", () => {
+    expect(capturableAmount(paid)).toBe("895")
+    expect(capturableAmount({ ...paid, fiat_amount: "1890.00" })).toBe("1790")
+    expect(capturableAmount({ ...paid, fiat_amount: "1790.00" })).toBe("1790")
+  })
+  it("is nothing before payment, for another currency, or after the store ended the pay-in", () => {
+    expect(capturableAmount({ ...paid, paid_at: null })).toBeNull()
+    expect(capturableAmount({ ...paid, fiat_currency: "USD" })).toBeNull()
+    expect(capturableAmount({ ...paid, store_canceled_at: new Date() })).toBeNull()
+    expect(notCapturableReason({ ...paid, fiat_currency: "USD" })).toBe("received in another currency")
+    expect(notCapturableReason({ ...paid, store_canceled_at: new Date() })).toMatch(/ended/)
+    expect(notCapturableReason(paid)).toBeNull()
+  })
+  it("leaves to capture what may be booked less what was captured, never below zero (property)", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 0, max: 10_000_000 }), (capCents, doneCents) => {
+        const rest = remainingToCapture((capCents / 100).toFixed(2), (doneCents / 100).toFixed(2))
+        expect(Math.round(Number(rest) * 100)).toBe(Math.max(0, capCents - doneCents))
+      })
+    )
+  })
+})
+
+describe("compareReceived: the merchant's figures", () => {
+  it("says what Medusa books and how much is missing or in excess", () => {
+    expect(compareReceived(row, { fiatAmount: "895.00", fiatCurrency: "RUB" })?.details).toMatchObject({
+      captured_amount: "895.00",
+      missing_amount: "895.00",
+    })
+    expect(compareReceived(row, { fiatAmount: "1890.50", fiatCurrency: "RUB" })?.details).toMatchObject({
+      captured_amount: "1790.00",
+      excess_amount: "100.50",
+    })
+    expect(compareReceived(row, { fiatAmount: "1790.00", fiatCurrency: "USD" })?.details).toMatchObject({ captured_amount: "0" })
   })
 })
 
