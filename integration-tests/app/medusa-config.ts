@@ -46,6 +46,10 @@ const notificationModule = {
         id: "local",
         options: { name: "Local Notification Provider", channels: ["feed", "email"] },
       },
+      // a provider that fails on demand (notification-retry.spec.ts)
+      ...(process.env.PAYIN_TEST_FLAKY_NOTIFICATIONS === "true"
+        ? [{ resolve: `${__dirname}/notification-flaky`, id: "flaky", options: { channels: ["flaky"] } }]
+        : []),
     ],
   },
 }

@@ -8,8 +8,10 @@
  * Exactly one notification per order and kind: the module's unique `idempotency_key`
  * (`payin:<kind>:<order_id>`), checked and written under a lock of that key (a shared locking
  * provider holds it across processes); a concurrent duplicate that still reaches the unique index
- * is "already sent". A notification the provider failed to send (status `failure`) is sent again,
- * on the same row, when its trigger is retried.
+ * is "already sent". Each notification owed is recorded in the plugin's `payin_notification`
+ * before it is sent, then as sent or failed: one that failed (the provider's status `failure`), or
+ * was decided and never sent (a crash), is sent again on the same Notification Module row by the
+ * retry job (src/notifications/retry.ts) with backoff and a limit, or when its trigger is retried.
  */
 import type { CreateNotificationDTO, MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, MedusaError, Modules } from "@medusajs/framework/utils"
@@ -46,7 +48,7 @@ export type NotifyResult = { kind: NotificationKind | null; outcome: NotifyOutco
 type Query = { graph: (config: Record<string, unknown>) => Promise<{ data: any[] }> }
 type NotificationService = {
   listNotifications(filters: Record<string, unknown>, config?: Record<string, unknown>): Promise<{ id: string; status: string }[]>
-  createNotifications(data: CreateNotificationDTO): Promise<unknown>
+  createNotifications(data: CreateNotificationDTO): Promise<{ id?: string } | { id?: string }[] | null>
 }
 /**
  * The order with its payment collections' statuses. (Medusa computes an order's `payment_status`
@@ -231,6 +233,10 @@ async function send(
     return { kind, outcome: "skipped", order_id: order.id }
   }
   const key = notificationKey(kind, order.id)
+  const log = payinOf(container).notifications
+  // recorded before the send: a failure, or a crash before the send, is sent again by the retry job
+  const owed = await log.due(order.id, kind, row.id, trigger)
+  if (owed.status === "sent") return { kind, outcome: "already_sent", order_id: order.id }
   const notifications = container.resolve(Modules.NOTIFICATION) as unknown as NotificationService
   const template = templateOf(kind, settings)
   const data = notificationData(kind, { ...order, email: order.email }, row, settings)
@@ -240,8 +246,11 @@ async function send(
       `payin-notification:${key}`,
       async (): Promise<NotifyResult> => {
         const [existing] = await notifications.listNotifications({ idempotency_key: key }, { select: ["id", "status"], take: 1 })
-        if (existing && existing.status !== "failure") return { kind, outcome: "already_sent", order_id: order.id }
-        await notifications.createNotifications({
+        if (existing && existing.status !== "failure") {
+          await log.alreadySent(order.id, kind, existing.id)
+          return { kind, outcome: "already_sent", order_id: order.id }
+        }
+        const created = await notifications.createNotifications({
           // a row the provider failed to send is sent again as itself (the module updates it by id)
           ...(existing ? { id: existing.id } : {}),
           to: order.email!,
@@ -254,6 +263,8 @@ async function send(
           receiver_id: order.customer_id ?? null,
           idempotency_key: key,
         } as CreateNotificationDTO)
+        const createdId = (Array.isArray(created) ? (created[0] as { id?: string } | undefined)?.id : (created as { id?: string } | null)?.id)
+        await log.sent(order.id, kind, existing?.id ?? createdId ?? null)
         container.resolve("logger").info(`payin: notification ${template} (${kind}) for order ${order.id} created on channel ${settings.channel}`)
         return { kind, outcome: "sent", order_id: order.id }
       },
@@ -261,11 +272,17 @@ async function send(
     )
   } catch (error) {
     // a concurrent duplicate that reached the unique index (locks not shared between processes)
-    if (isDuplicate(error)) return { kind, outcome: "already_sent", order_id: order.id }
+    if (isDuplicate(error)) {
+      await log.alreadySent(order.id, kind, null)
+      return { kind, outcome: "already_sent", order_id: order.id }
+    }
     // another process is sending it, or died doing so: a retry finds it sent, or takes the expired lock
     const message =
       error instanceof LockTimeoutError ? `another process holds the notification ${key} (its lock expires by itself)` : errorMessage(error)
     container.resolve("logger").warn(`payin: could not send the ${kind} notification of order ${order.id}: ${message}`)
+    await log.failed(order.id, kind, message).catch((e: unknown) =>
+      container.resolve("logger").warn(`payin: could not record the failed ${kind} notification of order ${order.id}: ${errorMessage(e)}`)
+    )
     return { kind, outcome: "failed", order_id: order.id, error: message }
   }
 }

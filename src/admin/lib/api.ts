@@ -190,7 +190,23 @@ export type WebhookEntry = {
   created_at: string
   applied_at: string | null
 }
-export type DetailView = { transaction: TransactionDetail; history: HistoryEntry[]; webhooks: WebhookEntry[] }
+/** A shopper notification owed for the pay-in's order, and what became of it. */
+export type NotificationEntry = {
+  id: string
+  kind: "instructions" | "paid" | "expired"
+  status: "due" | "sent" | "failed" | "skipped"
+  attempts: number
+  last_error: string | null
+  next_attempt_at: string | null
+  sent_at: string | null
+  created_at: string | null
+}
+export type DetailView = {
+  transaction: TransactionDetail
+  history: HistoryEntry[]
+  webhooks: WebhookEntry[]
+  notifications: NotificationEntry[]
+}
 export type ReconcileResult = { found: boolean; changed: boolean; from: string; to: string; effects: string[] }
 
 // ---------------------------------------------------------------------------------------------

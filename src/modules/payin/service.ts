@@ -7,7 +7,8 @@ import { WebhookInbox } from "./inbox"
 import { Ledger, LedgerRow, RecordResult, StatusSource } from "./ledger"
 import { LedgerQueries } from "./ledger-queries"
 import { JobRuns } from "./job-runs"
-import { PayinJobRun, PayinSetting, PayinStatusChange, PayinTransaction, PayinWebhookCounter, PayinWebhookEvent } from "./models"
+import { PayinJobRun, PayinNotification, PayinSetting, PayinStatusChange, PayinTransaction, PayinWebhookCounter, PayinWebhookEvent } from "./models"
+import { NotificationLog } from "./notification-log"
 import { PayinPluginOptions, PayinProviderOptionsInput, parsePluginOptions, parseProviderOptions, pluginOptionsSchema } from "./options"
 import type { ConfigSources } from "./settings"
 import { SettingsStore } from "./settings-store"
@@ -24,7 +25,7 @@ type EventBus = { emit(message: { name: string; data: unknown }[] | { name: stri
  * The plugin's module (`payin`): data the store owns about its pay-ins. A thin service over its
  * parts: `ledger` (the pay-ins and their history: the one writer of a status), `inbox` (verified
  * webhooks), `settings` (the admin's settings over medusa-config), `queries` (read-only views: the
- * admin's, the export, reconciliation's selections). The generated CRUD methods are for reading.
+ * admin's, the export, reconciliation's selections), `notifications` (shopper notifications owed and their outcomes). The generated CRUD methods are for reading.
  */
 class PayinModuleService extends MedusaService({
   PayinTransaction,
@@ -33,12 +34,14 @@ class PayinModuleService extends MedusaService({
   PayinWebhookCounter,
   PayinSetting,
   PayinJobRun,
+  PayinNotification,
 }) {
   readonly ledger: Ledger
   readonly inbox: WebhookInbox
   readonly settings: SettingsStore
   readonly queries: LedgerQueries
   readonly jobs: JobRuns
+  readonly notifications: NotificationLog
   protected readonly cradle_: Record<string, unknown>
 
   constructor(container: Record<string, unknown>, options: PayinModuleOptions = {}) {
@@ -55,6 +58,7 @@ class PayinModuleService extends MedusaService({
     this.inbox = new WebhookInbox(db)
     this.queries = new LedgerQueries(db)
     this.jobs = new JobRuns(db)
+    this.notifications = new NotificationLog(db)
     this.settings = new SettingsStore(
       db,
       parsePluginOptions(plugin),

@@ -157,9 +157,24 @@ export async function detailView(payin: PayinModuleService, id: string) {
   if (!found) {
     return null
   }
+  const notifications = await payin.notifications.of({ transactionId: found.row.id, orderId: found.row.order_id })
   return {
     transaction: transactionDetail(found.row),
     history: found.history.map((h: { created_at: unknown }) => ({ ...h, created_at: iso(h.created_at) })),
+    // shopper notifications owed for this pay-in's order: sent, failed (with the reason and the next attempt), skipped
+    notifications: notifications.map((n) => ({
+      id: n.id,
+      order_id: n.order_id,
+      kind: n.kind,
+      status: n.status,
+      attempts: n.attempts,
+      last_error: n.last_error,
+      next_attempt_at: iso(n.next_attempt_at),
+      sent_at: iso(n.sent_at),
+      notification_id: n.notification_id,
+      trigger: n.trigger,
+      created_at: iso(n.created_at),
+    })),
     webhooks: found.webhooks.map((w: Record<string, unknown>) => ({
       ...w,
       created_at: iso(w.created_at),

@@ -1,8 +1,10 @@
-// One pay-in: what the service said, its status history, its webhook deliveries, Reconcile now.
+// One pay-in: what the service said, its status history, its webhook deliveries, its order's
+// shopper notifications, Reconcile now.
 import { Container, Heading, Table, Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
 import { Link, useParams } from "react-router-dom"
 import { ErrorText, PayinStatus, Row, formatAmount, formatDate } from "../../../components/common"
+import { NotificationFacts } from "../../../components/notification-facts"
 import { AmountFacts, DisputeFacts, FlagFacts, PageLink, RequisiteFacts } from "../../../components/payin-facts"
 import { ReconcileButton } from "../../../components/reconcile-button"
 import { useTransaction } from "../../../lib/api"
@@ -143,6 +145,7 @@ const PayinDetailPage = () => {
           <Text size="small" className="text-ui-fg-subtle px-6 py-4">{t("payin.detail.noWebhooks")}</Text>
         )}
       </Container>
+      <NotificationFacts notifications={data.notifications ?? []} />
     </div>
   )
 }

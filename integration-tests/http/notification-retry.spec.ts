@@ -1,0 +1,124 @@
+// Shopper notifications that fail to send are sent again (issue 23): each notification owed is
+// recorded with its outcome, the retry job sends again what failed or never went out, with backoff
+// and a limit, and one that succeeded is never sent twice. A real Medusa on PostgreSQL with a
+// notification provider that fails on demand (the test app's "flaky" channel).
+import path from "path"
+import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
+import { Modules } from "@medusajs/framework/utils"
+import { PAYIN_MODULE } from "../../medusa-plugin.config"
+import { NOTIFICATION_MAX_ATTEMPTS } from "../../src/modules/payin/notification-log"
+import { notifyOrderPlaced } from "../../src/notifications/notify"
+import { retryDueNotifications } from "../../src/notifications/retry"
+import type { RunningSandbox } from "../../src/sandbox"
+import { flakyNotifications } from "../app/notification-flaky"
+import { DemoSeedResult, seedDemoStore } from "../app/seed/demo-store"
+import { TEST_ADMIN, adminHeaders } from "../support/admin"
+import { eventually } from "../support/medusa-process"
+import { control, sandboxForApp } from "../support/sandbox"
+import { Storefront, placedOrderAwaitingPayment } from "../support/storefront"
+
+jest.setTimeout(180_000)
+process.env.PAYIN_TEST_FLAKY_NOTIFICATIONS = "true"
+
+const KEY = "notification-retry-key-0123456789"
+let sandbox: RunningSandbox
+sandboxForApp(KEY, undefined, (s) => (sandbox = s))
+
+const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000)
+
+medusaIntegrationTestRunner({
+  inApp: true,
+  cwd: path.join(__dirname, "..", "app"),
+  testSuite: ({ api, getContainer }) => {
+    let seed: DemoSeedResult
+    let shop: Storefront
+    let admin: { headers: Record<string, string> }
+
+    const payin = () => getContainer().resolve(PAYIN_MODULE) as any
+    /** The order's notifications as the admin's pay-in detail shows them. */
+    const shown = async (ledgerId: string) =>
+      (await api.get(`/admin/payin/transactions/${ledgerId}`, admin)).data.notifications as any[]
+    /** The Notification Module's rows of one order and kind. */
+    const moduleRows = async (orderId: string, kind: string) =>
+      ((await (getContainer().resolve(Modules.NOTIFICATION) as any).listNotifications({ idempotency_key: `payin:${kind}:${orderId}` })) as any[])
+
+    beforeEach(async () => {
+      flakyNotifications.failuresLeft = 0
+      flakyNotifications.attempts = 0
+      flakyNotifications.sent.length = 0
+      sandbox.updateMerchant({ webhookUrl: `${api.defaults.baseURL}/hooks/payin/default`, whitelist: [], apiKey: KEY })
+      await control(sandbox, "POST", "/_sandbox/reset")
+      seed = await seedDemoStore(getContainer(), {
+        providerIds: ["pp_payin_default"],
+        adminEmail: TEST_ADMIN.email,
+        adminPassword: TEST_ADMIN.password,
+      })
+      shop = new Storefront(api, seed)
+      admin = await adminHeaders(getContainer(), api)
+      await payin().settings.load(0)
+      await api.post("/admin/payin/settings/default", { notifications: { enabled: true, channel: "flaky" } }, admin)
+    })
+
+    it("the provider fails twice, then sends: the shopper gets exactly one message, and the admin shows the attempts", async () => {
+      flakyNotifications.failuresLeft = 2
+      const { orderId, session } = await placedOrderAwaitingPayment(shop, sandbox, payin)
+      const ledgerId = (await payin().listPayinTransactions({ session_id: session.id }))[0].id
+      // order.placed: the first attempt fails, recorded with its reason and the next attempt's time
+      const first = await eventually("the first attempt recorded", async () => {
+        const [n] = await shown(ledgerId)
+        return n?.status === "failed" ? n : null
+      })
+      expect(first).toMatchObject({ kind: "instructions", attempts: 1, last_error: expect.stringMatching(/the test provider is down/) })
+      expect(new Date(first.next_attempt_at).getTime()).toBeGreaterThan(Date.now())
+      // not due yet: the retry job leaves it alone
+      expect(await retryDueNotifications(getContainer())).toMatchObject({ due: 0 })
+
+      // the job's runs once the backoff passed: fails again, then sends
+      expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(2) })).toMatchObject({ due: 1, failed: 1 })
+      expect((await shown(ledgerId))[0]).toMatchObject({ status: "failed", attempts: 2 })
+      expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(60) })).toMatchObject({ due: 1, sent: 1 })
+      const [sent] = await shown(ledgerId)
+      expect(sent).toMatchObject({ kind: "instructions", status: "sent", attempts: 3, next_attempt_at: null, sent_at: expect.any(String) })
+
+      // never again: nothing due, and a repeated order.placed finds it sent
+      expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(60 * 24) })).toMatchObject({ due: 0 })
+      expect(await notifyOrderPlaced(getContainer(), orderId)).toMatchObject({ kind: "instructions", outcome: "already_sent" })
+      expect(flakyNotifications.attempts).toBe(3)
+      expect(flakyNotifications.sent.filter((s) => s.order_id === orderId)).toEqual([
+        expect.objectContaining({ template: "payin.instructions" }),
+      ])
+      const rows = await moduleRows(orderId, "instructions")
+      expect(rows.map((r) => r.status)).toEqual(["success"])
+    })
+
+    it("a notification decided but never sent (a crash before the send) goes out once; one no longer owed is skipped", async () => {
+      const { orderId, session, payin: tx } = await placedOrderAwaitingPayment(shop, sandbox, payin)
+      const ledgerId = (await payin().listPayinTransactions({ session_id: session.id }))[0].id
+      await eventually("instructions sent", async () => (await shown(ledgerId))[0]?.status === "sent")
+      // the process died after deciding "paid" was owed, before sending it
+      await payin().notifications.due(orderId, "paid", ledgerId, "payin.captured")
+      // …and the order is not paid: the retry finds it no longer owed and never sends it
+      expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(5) })).toMatchObject({ due: 1, skipped: 1 })
+      expect((await shown(ledgerId)).find((n) => n.kind === "paid")).toMatchObject({ status: "skipped", next_attempt_at: null })
+
+      // paid now: payin.paid is owed and sent once, by its trigger
+      await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)
+      await sandbox.webhooksIdle()
+      await eventually("paid sent", async () => (await shown(ledgerId)).find((n) => n.kind === "paid")?.status === "sent")
+      expect(flakyNotifications.sent.map((s) => s.template).sort()).toEqual(["payin.instructions", "payin.paid"])
+    })
+
+    it("gives up after the attempt limit: the admin shows it failed, with no next attempt", async () => {
+      flakyNotifications.failuresLeft = 1_000
+      const { session } = await placedOrderAwaitingPayment(shop, sandbox, payin)
+      const ledgerId = (await payin().listPayinTransactions({ session_id: session.id }))[0].id
+      await eventually("the first attempt recorded", async () => (await shown(ledgerId))[0]?.status === "failed")
+      for (let attempt = 2; attempt <= NOTIFICATION_MAX_ATTEMPTS; attempt++) {
+        await retryDueNotifications(getContainer(), { now: minutesFromNow(60 * attempt) })
+      }
+      expect((await shown(ledgerId))[0]).toMatchObject({ status: "failed", attempts: NOTIFICATION_MAX_ATTEMPTS, next_attempt_at: null })
+      expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(60 * 24 * 30) })).toMatchObject({ due: 0 })
+      expect(flakyNotifications.attempts).toBe(NOTIFICATION_MAX_ATTEMPTS)
+    })
+  },
+})
