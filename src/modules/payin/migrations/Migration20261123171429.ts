@@ -24,6 +24,9 @@ export class Migration20261123171429 extends Migration {
     this.addSql(`drop index if exists "IDX_payin_transaction_effect_attempts_id";`);
     this.addSql(`alter table if exists "payin_transaction" drop column if exists "assigned_amount", drop column if exists "paid_at", drop column if exists "effect_pending", drop column if exists "effect_attempts";`);
 
+    // the earlier schema had no `rejected`: an entry refused for good is kept as `failed` (never
+    // retried either), so the old constraint holds over a populated inbox
+    this.addSql(`update "payin_webhook_event" set "state" = 'failed', "next_attempt_at" = null where "state" = 'rejected';`);
     this.addSql(`alter table if exists "payin_webhook_event" add constraint "payin_webhook_event_state_check" check("state" in ('received', 'applied', 'failed'));`);
   }
 
