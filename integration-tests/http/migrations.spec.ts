@@ -3,32 +3,14 @@
 // kind the plugin writes (pay-ins, their history, inbox entries in every state, counters, job
 // runs, notifications). A down that fails on real data (one did, on a `rejected` inbox entry)
 // leaves a store unable to roll back a release.
-import { readdirSync } from "fs"
 import path from "path"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
+import { pluginMigrations, runMigration } from "../support/migrations"
 
 jest.setTimeout(120_000)
 
-const folder = path.join(__dirname, "..", "..", "src", "modules", "payin", "migrations")
-type MigrationClass = new (driver: unknown, config: unknown) => {
-  up(): Promise<void>
-  down(): Promise<void>
-  getQueries(): string[]
-}
-const migrations = readdirSync(folder)
-  .filter((f) => /^Migration\d+\.ts$/.test(f))
-  .sort()
-  .map((file) => {
-    const mod = require(path.join(folder, file)) as Record<string, MigrationClass>
-    return { name: file.replace(/\.ts$/, ""), Class: Object.values(mod)[0] }
-  })
-
-async function queriesOf(Class: MigrationClass, direction: "up" | "down"): Promise<string[]> {
-  const migration = new Class(null, null)
-  await migration[direction]()
-  return migration.getQueries()
-}
+const migrations = pluginMigrations()
 
 medusaIntegrationTestRunner({
   inApp: true,
@@ -54,20 +36,8 @@ medusaIntegrationTestRunner({
           }
           const before = { transactions: await rowsOf(trx, "payin_transaction"), history: await rowsOf(trx, "payin_status_change") }
 
-          for (const m of [...migrations.slice(1)].reverse()) {
-            for (const sql of await queriesOf(m.Class, "down")) {
-              await trx.raw(sql).catch((e: Error) => {
-                throw new Error(`${m.name} down: ${e.message}`)
-              })
-            }
-          }
-          for (const m of migrations.slice(1)) {
-            for (const sql of await queriesOf(m.Class, "up")) {
-              await trx.raw(sql).catch((e: Error) => {
-                throw new Error(`${m.name} up: ${e.message}`)
-              })
-            }
-          }
+          for (const m of [...migrations.slice(1)].reverse()) await runMigration(trx, m, "down")
+          for (const m of migrations.slice(1)) await runMigration(trx, m, "up")
           // the data is still there, and the constraints of today hold
           expect({ transactions: await rowsOf(trx, "payin_transaction"), history: await rowsOf(trx, "payin_status_change") }).toEqual(before)
           expect(Number((await trx.raw(`select count(*) as n from payin_webhook_event`)).rows[0].n)).toBe(4)
