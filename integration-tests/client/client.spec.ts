@@ -165,3 +165,141 @@ describe("PayinClient", () => {
     expect(lastOddRequest!.headers["x-signature"]).toBeUndefined()
   })
 })
+
+describe("PayinClient: deadline, answer size, addresses (security review)", () => {
+  /** A server on this machine whose handler the test sets; counts the requests it got. */
+  let server: http.Server
+  let serverUrl: string
+  let handler: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_req, res) => res.end("{}")
+  let hits = 0
+  const sockets = new Set<import("net").Socket>()
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      hits++
+      handler(req, res)
+    })
+    server.on("connection", (s) => {
+      sockets.add(s)
+      s.on("close", () => sockets.delete(s))
+    })
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  })
+  afterAll(async () => {
+    for (const s of sockets) s.destroy()
+    await new Promise((r) => server.close(r))
+  })
+  beforeEach(() => {
+    hits = 0
+  })
+
+  it("the timeout is a deadline for the whole exchange: a body trickled a byte at a time is cut at timeoutMs", async () => {
+    const timers: NodeJS.Timeout[] = []
+    handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      const text = JSON.stringify([{ name: "slow-bank", methods: ["card"] }])
+      let i = 0
+      const tick = setInterval(() => {
+        if (i >= text.length || res.destroyed) {
+          clearInterval(tick)
+          if (!res.destroyed) res.end()
+          return
+        }
+        res.write(text[i++])
+      }, 250) // ~45 bytes over ~11 s: never idle for as long as timeoutMs
+      timers.push(tick)
+      res.on("close", () => clearInterval(tick))
+    }
+    const started = Date.now()
+    const error = await caught(new PayinClient({ baseUrl: serverUrl, apiKey: KEY, timeoutMs: 2500, getAttempts: 1, ownPool: true }).listBanks())
+    const elapsed = Date.now() - started
+    timers.forEach(clearInterval)
+    expect(error).toMatchObject({ kind: "timeout", ambiguous: true })
+    expect(elapsed).toBeLessThan(4000)
+    expect(elapsed).toBeGreaterThanOrEqual(2400)
+  })
+
+  it("caps the answer's size: a huge answer fails with a typed error, unread, none of its text in the error", async () => {
+    const marker = "HUGE-ANSWER-TEXT-"
+    const chunk = JSON.stringify({ code: "X", message: marker.repeat(4000) })
+    for (const declared of [true, false]) {
+      let written = 0
+      handler = (_req, res) => {
+        const total = 50 * 1024 * 1024
+        res.writeHead(500, { "content-type": "application/json", ...(declared ? { "content-length": String(total) } : {}) })
+        const pump = () => {
+          while (written < total && !res.destroyed) {
+            written += chunk.length
+            if (!res.write(chunk)) return void res.once("drain", pump)
+          }
+          if (!res.destroyed) res.end()
+        }
+        res.on("close", () => (written = Math.max(written, 0)))
+        pump()
+      }
+      const error = await caught(
+        new PayinClient({ baseUrl: serverUrl, apiKey: KEY, timeoutMs: 10_000, getAttempts: 1, ownPool: true }).listBanks()
+      )
+      expect([declared, error.kind]).toEqual([declared, "response_too_large"])
+      expect(`${error.message} ${JSON.stringify(error.details)}`).not.toContain(marker)
+      expect(error.message).toMatch(/exceeded 1048576 bytes/)
+      // the read stopped early: far less than the 50 MB was sent
+      expect(written).toBeLessThan(20 * 1024 * 1024)
+    }
+    // a smaller cap can be set
+    handler = (_req, res) => res.end(JSON.stringify([{ name: "x".repeat(2000), methods: ["card"] }]))
+    const small = await caught(new PayinClient({ baseUrl: serverUrl, apiKey: KEY, getAttempts: 1, maxResponseBytes: 1000 }).listBanks())
+    expect(small.kind).toBe("response_too_large")
+  })
+
+  it("quotes nothing of an answer that is not the service's (a URL typed in the admin)", async () => {
+    const marker = "INTERNAL-PAGE-TEXT"
+    handler = (_req, res) => {
+      res.writeHead(418, { "content-type": "application/json" })
+      res.end(JSON.stringify({ code: `${marker}-CODE`, message: `${marker} secret`, detail: marker }))
+    }
+    const typed = new PayinClient({ baseUrl: serverUrl, apiKey: KEY, getAttempts: 1, quoteAnswers: false })
+    const refused = await caught(typed.listBanks())
+    expect(refused).toMatchObject({ kind: "validation", status: 418 })
+    expect(`${refused.message} ${JSON.stringify(refused.details)}`).not.toContain(marker)
+    handler = (_req, res) => res.end(JSON.stringify({ [marker]: marker }))
+    const odd = await caught(typed.getTransaction("x"))
+    expect(odd.kind).toBe("malformed_response")
+    expect(`${odd.message} ${JSON.stringify(odd.details)}`).not.toContain(marker)
+    // the configured service's own message is still quoted
+    handler = (_req, res) => {
+      res.writeHead(400, { "content-type": "application/json" })
+      res.end(JSON.stringify({ code: "BAD", message: "fiatAmount is required" }))
+    }
+    expect((await caught(new PayinClient({ baseUrl: serverUrl, apiKey: KEY }).listBanks())).message).toContain("fiatAmount is required")
+  })
+
+  it("refuses private, loopback and link-local addresses when told to, before connecting", async () => {
+    const port = (server.address() as AddressInfo).port
+    for (const baseUrl of [
+      serverUrl,
+      `http://localhost:${port}`,
+      `http://foo.localhost:${port}`,
+      `http://[::1]:${port}`,
+      `https://[::ffff:a9fe:a9fe]/`,
+      `https://169.254.169.254/`,
+      `https://10.1.2.3/`,
+      `https://0.0.0.0/`,
+      `https://[::]/`,
+      `https://[fe80::1]/`,
+      `https://[fd00:ec2::254]/`,
+      `https://metadata.google.internal/`,
+    ]) {
+      const error = await caught(new PayinClient({ baseUrl, apiKey: KEY, getAttempts: 1, refusePrivateAddresses: true }).listBanks())
+      expect([baseUrl, error.kind]).toEqual([baseUrl, "address_not_allowed"])
+      expect(error.message).not.toContain(KEY)
+    }
+    expect(hits).toBe(0)
+    // without the guard (the configured service on this machine) the same server is reached
+    handler = (_req, res) => res.end("[]")
+    expect(await new PayinClient({ baseUrl: serverUrl, apiKey: KEY }).listBanks()).toEqual([])
+    expect(hits).toBe(1)
+  })
+})
+

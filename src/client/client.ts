@@ -1,10 +1,12 @@
-import type { Pool } from "undici"
+import type { Dispatcher, Pool } from "undici"
 import { z } from "zod"
+import { RefusedAddressError, guardedLookup, refusedHostName } from "./address"
 import {
   DUPLICATE_EXTERNAL_ID_CODES,
   PayinIpNotWhitelistedError,
   PayinNotFoundError,
   PayinRequisitesUnavailableError,
+  PayinResponseTooLargeError,
   PayinServiceError,
   PayinUnauthorizedError,
   REQUISITES_UNAVAILABLE_CODES,
@@ -23,8 +25,20 @@ import { sign } from "./signature"
 export type PayinClientOptions = {
   baseUrl: string
   apiKey: string
-  /** Timeout of one HTTP exchange (headers and body). */
+  /** Deadline of one HTTP exchange, whole: connecting, the headers and the entire body. */
   timeoutMs?: number
+  /** Largest answer body read (bytes); a longer answer fails with PayinResponseTooLargeError. Default 1 MiB. */
+  maxResponseBytes?: number
+  /**
+   * Refuse private, loopback, link-local and other non-public addresses, on the URL's literal host
+   * and on every address its name resolves to when connecting (a URL typed in the admin).
+   */
+  refusePrivateAddresses?: boolean
+  /**
+   * Quote the service's own `code` and `message` in errors (default). Off for a URL typed in the
+   * admin: its answers are not the service's, and errors then say only the status.
+   */
+  quoteAnswers?: boolean
   /** Send `x-signature` (HMAC-SHA256 of the body keyed with the API key) on requests with a body. */
   signRequests?: boolean
   /** Attempts of an idempotent request (GET) before giving up. */
@@ -51,16 +65,25 @@ function newPool(origin: string, options: ConstructorParameters<typeof Pool>[1])
   return new undiciModule.Pool(origin, options)
 }
 
-/** One keep-alive pool per service origin, shared by every client of that origin. */
+/** Default cap on an answer's body: the service's answers are a few kilobytes. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024
+
+/** One keep-alive pool per service origin (and address guard), shared by every client of that origin. */
 const pools = new Map<string, Pool>()
 
-function poolFor(origin: string): Pool {
-  let pool = pools.get(origin)
+function poolFor(origin: string, guarded: boolean): Pool {
+  const key = `${guarded ? "guarded " : ""}${origin}`
+  let pool = pools.get(key)
   if (!pool) {
-    pool = newPool(origin, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1 })
-    pools.set(origin, pool)
+    pool = newPool(origin, { connections: 64, keepAliveTimeout: 30_000, pipelining: 1, ...guard(guarded) })
+    pools.set(key, pool)
   }
   return pool
+}
+
+/** Connections of a guarded pool resolve names through the address check. */
+function guard(guarded: boolean): { connect?: { lookup: typeof guardedLookup } } {
+  return guarded ? { connect: { lookup: guardedLookup } } : {}
 }
 
 /** Closes every pool (tests and graceful shutdown). */
@@ -73,10 +96,10 @@ export async function closePayinPools(): Promise<void> {
 const ErrorBodyLoose = z.looseObject({ code: z.string().optional(), message: z.string().optional() })
 
 /**
- * HTTP client of the Merchant Payment Service. Every call has a timeout; GETs retry with
- * exponential backoff and jitter; answers are parsed with the shared zod schemas (a malformed
- * answer is a typed error, never a crash); the pay-in POST is never re-sent without first looking
- * the pay-in up by its externalTransactionId.
+ * HTTP client of the Merchant Payment Service. Every call has an overall deadline and a cap on
+ * the answer's size; GETs retry with exponential backoff and jitter; answers are parsed with the
+ * shared zod schemas (a malformed answer is a typed error, never a crash); the pay-in POST is
+ * never re-sent without first looking the pay-in up by its externalTransactionId.
  */
 export class PayinClient {
   private readonly origin: string
@@ -87,6 +110,11 @@ export class PayinClient {
   private readonly getAttempts: number
   private readonly backoffMs: number
   private readonly createAttempts: number
+  private readonly maxResponseBytes: number
+  private readonly guarded: boolean
+  /** Why the URL's host is refused outright (a refused literal address or name), for a guarded client. */
+  private readonly refusedHost: string | null
+  private readonly quoteAnswers: boolean
   private readonly ownPool: Pool | null
 
   constructor(options: PayinClientOptions) {
@@ -99,7 +127,14 @@ export class PayinClient {
     this.getAttempts = Math.max(1, options.getAttempts ?? 3)
     this.backoffMs = options.backoffMs ?? 200
     this.createAttempts = Math.max(1, options.createAttempts ?? 3)
-    this.ownPool = options.ownPool ? newPool(this.origin, { connections: 4, keepAliveTimeout: 5_000 }) : null
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+    this.guarded = options.refusePrivateAddresses ?? false
+    // literal addresses never go through a lookup: they are checked here
+    this.refusedHost = this.guarded ? refusedHostName(url.hostname) : null
+    this.quoteAnswers = options.quoteAnswers ?? true
+    this.ownPool = options.ownPool
+      ? newPool(this.origin, { connections: 4, keepAliveTimeout: 5_000, ...guard(this.guarded) })
+      : null
   }
 
   /** Closes the client's own pool (a no-op for clients on the shared per-origin pools). */
@@ -230,6 +265,9 @@ export class PayinClient {
   }
 
   private async send(method: "GET" | "POST", path: string, body?: string): Promise<{ status: number; text: string }> {
+    if (this.refusedHost) {
+      throw addressError(new RefusedAddressError(this.refusedHost), method, path)
+    }
     const headers: Record<string, string> = { accept: "application/json", "x-api-key": this.apiKey }
     if (body !== undefined) {
       headers["content-type"] = "application/json"
@@ -238,22 +276,27 @@ export class PayinClient {
       }
     }
     const fullPath = this.prefix + path
+    // undici's headersTimeout / bodyTimeout are idle timers (a server sending a byte a second never
+    // trips them): one deadline covers connecting, the headers and the whole body.
+    const deadline = new AbortController()
+    const timer = setTimeout(() => deadline.abort(new DeadlineError()), this.timeoutMs)
     try {
-      const res = await (this.ownPool ?? poolFor(this.origin)).request({
+      const res = await (this.ownPool ?? poolFor(this.origin, this.guarded)).request({
         method,
         path: fullPath,
         headers,
         body,
         headersTimeout: this.timeoutMs,
         bodyTimeout: this.timeoutMs,
-        // undici's own timeouts tick about once a second: fine for the usual multi-second
-        // timeouts; a sub-2-second one gets an exact deadline (a signal costs a timer per call).
-        ...(this.timeoutMs < 2000 ? { signal: AbortSignal.timeout(this.timeoutMs) } : {}),
+        signal: deadline.signal,
       })
-      const text = await res.body.text()
+      const text = await readCapped(res, this.maxResponseBytes, method, path)
       return { status: res.statusCode, text }
     } catch (error) {
-      throw transportError(error, method, path, this.timeoutMs)
+      if (error instanceof PayinServiceError) throw error
+      throw transportError(deadline.signal.aborted ? new DeadlineError() : error, method, path, this.timeoutMs)
+    } finally {
+      clearTimeout(timer)
     }
   }
 
@@ -277,6 +320,13 @@ export class PayinClient {
       }
       const parsed = schema.safeParse(json)
       if (!parsed.success) {
+        if (!this.quoteAnswers) {
+          throw new PayinServiceError(
+            "malformed_response",
+            `The server answered ${method} ${path} with JSON that is not the payment service's`,
+            { status: res.status, method, path }
+          )
+        }
         const fields = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
         throw new PayinServiceError(
           "malformed_response",
@@ -286,7 +336,7 @@ export class PayinClient {
       }
       return parsed.data
     }
-    throw statusError(res, method, path)
+    throw statusError(res, method, path, this.quoteAnswers)
   }
 }
 
@@ -306,7 +356,10 @@ function unwrapList<S extends z.ZodType>(schema: S) {
   }, schema)
 }
 
-function statusError(res: { status: number; text: string }, method: string, path: string): PayinServiceError {
+/** Codes the client acts on: the only ones kept from an answer that is not quoted. */
+const KNOWN_CODES = new Set(["MERCHANT_IP_NOT_WHITELISTED", ...REQUISITES_UNAVAILABLE_CODES, ...DUPLICATE_EXTERNAL_ID_CODES])
+
+function statusError(res: { status: number; text: string }, method: string, path: string, quote = true): PayinServiceError {
   let code: string | undefined
   let serviceMessage: string | undefined
   let fields: unknown
@@ -321,6 +374,12 @@ function statusError(res: { status: number; text: string }, method: string, path
     }
   } catch {
     // not JSON: the status alone decides
+  }
+  if (!quote) {
+    // not the service's answer (a URL typed in the admin): nothing of its text goes into the error
+    code = code && KNOWN_CODES.has(code) ? code : undefined
+    serviceMessage = undefined
+    fields = undefined
   }
   const details = { status: res.status, code, fields, method, path, serviceMessage }
   if (res.status === 401) {
@@ -352,7 +411,56 @@ function statusError(res: { status: number; text: string }, method: string, path
   return new PayinServiceError("validation", `The payment service refused ${method} ${path} (${described})`, details)
 }
 
+/** The overall deadline of one exchange passed. */
+class DeadlineError extends Error {
+  constructor() {
+    super("deadline passed")
+    this.name = "TimeoutError"
+  }
+}
+
+/**
+ * The answer's body as text, read up to `max` bytes: a longer one (declared or streamed) stops the
+ * read, closes the connection and fails with PayinResponseTooLargeError, none of its text kept.
+ */
+async function readCapped(res: Dispatcher.ResponseData, max: number, method: string, path: string): Promise<string> {
+  const tooLarge = () => {
+    res.body.on("error", () => undefined) // destroying an unread body reports the abort: nobody waits for it
+    res.body.destroy()
+    return new PayinResponseTooLargeError({ status: res.statusCode, method, path }, max)
+  }
+  const declared = Number(res.headers["content-length"])
+  if (Number.isFinite(declared) && declared > max) {
+    throw tooLarge()
+  }
+  const chunks: Buffer[] = []
+  let size = 0
+  for await (const chunk of res.body) {
+    size += (chunk as Buffer).length
+    if (size > max) {
+      throw tooLarge()
+    }
+    chunks.push(chunk as Buffer)
+  }
+  return Buffer.concat(chunks, size).toString("utf8")
+}
+
+function addressError(error: RefusedAddressError, method: string, path: string): PayinServiceError {
+  return new PayinServiceError(
+    "address_not_allowed",
+    `Refused to call ${method} ${path}: ${error.reason} (a base URL typed in the admin must be a public address)`,
+    { method, path, code: error.code },
+    { cause: error }
+  )
+}
+
 function transportError(error: unknown, method: string, path: string, timeoutMs: number): PayinServiceError {
+  if (error instanceof RefusedAddressError) {
+    return addressError(error, method, path)
+  }
+  if ((error as { code?: unknown })?.code === "ADDRESS_NOT_ALLOWED") {
+    return addressError(new RefusedAddressError(String((error as Error).message).replace(/^refused to connect: /, "")), method, path)
+  }
   const rawCode = (error as { code?: unknown })?.code
   const name = (error as { name?: unknown })?.name
   const code = typeof rawCode === "string" ? rawCode : typeof name === "string" ? name : undefined

@@ -16,6 +16,8 @@ export type PayinErrorKind =
   | "timeout"
   | "network"
   | "malformed_response"
+  | "response_too_large"
+  | "address_not_allowed"
 
 export class PayinServiceError extends Error {
   /** True when the request may have taken effect at the service (timeouts, resets, 5xx). */
@@ -112,6 +114,22 @@ export class PayinNotFoundError extends PayinServiceError {
   constructor(details: PayinServiceError["details"]) {
     super("not_found", "The payment service has no such transaction (404)", details)
     this.name = "PayinNotFoundError"
+  }
+}
+
+/**
+ * An answer longer than the client's cap (`maxResponseBytes`): not read further, none of it kept.
+ * Ambiguous: the request reached the server, so a POST may have taken effect.
+ */
+export class PayinResponseTooLargeError extends PayinServiceError {
+  constructor(details: PayinServiceError["details"], readonly limitBytes: number) {
+    super(
+      "response_too_large",
+      `The answer to ${details.method ?? "the request"} ${details.path ?? ""} exceeded ${limitBytes} bytes and was not read (status ${details.status ?? "unknown"})`,
+      details,
+      { ambiguous: true }
+    )
+    this.name = "PayinResponseTooLargeError"
   }
 }
 

@@ -15,10 +15,14 @@ export type PayinMethod = (typeof PAYIN_METHODS)[number]
 /** An absolute http(s) URL (the client's schema: what the service accepts), trimmed first. */
 const httpUrl = z.string({ error: "must be a string URL" }).trim().pipe(HttpUrlSchema)
 
-/** Hosts an API key may travel to over plain http: this machine only. */
+/**
+ * Hosts an API key may travel to over plain http: this machine only, named by `localhost` or a
+ * loopback literal (127.0.0.0/8, [::1]). Not `*.localhost`: such a name is only loopback if the
+ * resolver says so, and a resolver may send it anywhere.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, "").toLowerCase()
-  return host === "localhost" || host.endsWith(".localhost") || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host)
+  return host === "localhost" || host === "::1" || /^127(?:\.\d{1,3}){3}$/.test(host)
 }
 
 /** Whether `value` may be the service's base URL: https, or http to this machine only (the API key travels there). */
@@ -139,6 +143,13 @@ export const providerOptionsSchema = z
       .optional(),
     /** The service's base URL (`{base_url}` of the spec). */
     baseUrl: baseUrlSchema.optional(),
+    /**
+     * Lets a base URL typed in the admin (saved, or in "Test connection") point at private,
+     * loopback or link-local addresses: for development and sandbox instances only. Set in
+     * medusa-config or the environment, never from the admin. Unset: allowed only when NODE_ENV is
+     * "development" or "test" (allowsPrivateBaseUrl).
+     */
+    allowPrivateBaseUrl: z.boolean({ error: "allowPrivateBaseUrl must be true or false" }).optional(),
     /** Timeout of every call to the service. */
     timeoutMs: z
       .number({ error: "timeoutMs must be a number of milliseconds" })
@@ -311,7 +322,29 @@ export function parseProviderOptions(
   const envId = id.toUpperCase().replace(/-/g, "_")
   raw.apiKey ??= env[`PAYIN_${envId}_API_KEY`] || env.PAYIN_API_KEY || undefined
   raw.baseUrl ??= env[`PAYIN_${envId}_BASE_URL`] || env.PAYIN_BASE_URL || undefined
+  raw.allowPrivateBaseUrl ??= envFlag(env[`PAYIN_${envId}_ALLOW_PRIVATE_BASE_URL`] || env.PAYIN_ALLOW_PRIVATE_BASE_URL)
   return parseWith(providerOptionsSchema, raw, `options of payment provider "${payinProviderId(id)}"`)
+}
+
+/** "true"/"1" and "false"/"0" as booleans; anything else as given (the schema names the option). */
+function envFlag(value: string | undefined): unknown {
+  const text = value?.trim().toLowerCase()
+  if (!text) return undefined
+  if (text === "true" || text === "1") return true
+  if (text === "false" || text === "0") return false
+  return value
+}
+
+/**
+ * Whether base URLs typed in the admin may reach private, loopback or link-local addresses: the
+ * instance's `allowPrivateBaseUrl`, else only on a development or test instance (NODE_ENV
+ * "development" or "test"; `medusa start` runs "production" unless told otherwise).
+ */
+export function allowsPrivateBaseUrl(
+  options: Pick<PayinProviderOptions, "allowPrivateBaseUrl">,
+  env: Record<string, string | undefined> = process.env
+): boolean {
+  return options.allowPrivateBaseUrl ?? (env.NODE_ENV === "development" || env.NODE_ENV === "test")
 }
 
 export function parsePluginOptions(input: PayinPluginOptionsInput | undefined): PayinPluginOptions {
@@ -327,6 +360,9 @@ export const PROVIDER_OPTION_GROUPS = {
   notifications: notificationsOptionsSchema,
 } as const
 export type ProviderOptionGroup = keyof typeof PROVIDER_OPTION_GROUPS
+
+/** Options the environment fills (PAYIN_<ID>_<NAME>, else PAYIN_<NAME>). */
+const ENV_NAMES: Record<string, string> = { apiKey: "API_KEY", baseUrl: "BASE_URL", allowPrivateBaseUrl: "ALLOW_PRIVATE_BASE_URL" }
 
 /** Where a configured value came from (the admin's overrides are layered on top at run time). */
 export type ConfigSource = "config" | "env" | "default"
@@ -345,8 +381,7 @@ export function providerConfigSources(
   for (const key of Object.keys(providerOptionsSchema.shape)) {
     if (key === "id") continue
     if (raw[key] !== undefined) sources[key] = "config"
-    else if ((key === "apiKey" || key === "baseUrl") && (env[`PAYIN_${envId}_${key === "apiKey" ? "API_KEY" : "BASE_URL"}`] || env[key === "apiKey" ? "PAYIN_API_KEY" : "PAYIN_BASE_URL"]))
-      sources[key] = "env"
+    else if (key in ENV_NAMES && (env[`PAYIN_${envId}_${ENV_NAMES[key]}`] || env[`PAYIN_${ENV_NAMES[key]}`])) sources[key] = "env"
     else sources[key] = "default"
   }
   for (const [group, schema] of Object.entries(PROVIDER_OPTION_GROUPS)) {

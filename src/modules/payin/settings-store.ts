@@ -1,12 +1,15 @@
+import { logger as medusaLogger } from "@medusajs/framework/logger"
 import { MedusaError, generateEntityId } from "@medusajs/framework/utils"
 import { createHash } from "crypto"
 import { z } from "zod"
+import { Resolve, refusedHost } from "../../client/address"
 import { PayinClient } from "../../client/client"
 import { PayinServiceError } from "../../client/errors"
 import type { Db } from "./db"
-import { PayinPluginOptions, PayinProviderOptions, providerOptionsSchema } from "./options"
+import { PayinPluginOptions, PayinProviderOptions, allowsPrivateBaseUrl, providerOptionsSchema } from "./options"
 import { PayinSecretError, SecretBox, lastFour, maskKey } from "./secrets"
 import {
+  API_KEY_ORIGIN,
   ConfigSources,
   OptionSource,
   PluginOverrides,
@@ -18,12 +21,16 @@ import {
   applyPluginPatch,
   applyProviderPatch,
   mergeProviderOptions,
+  originOf,
   pluginScope,
   pluginSources,
   providerScope,
   providerSources,
+  splitProviderValues,
   zodFields,
 } from "./settings"
+
+type Logger = { info(message: string): void; warn(message: string): void }
 
 type SettingRow = {
   scope: string
@@ -44,9 +51,16 @@ export type EffectiveProviderSettings = {
   apiKey: { set: boolean; last4: string | null; masked: string | null; source: OptionSource | null; updated_at: Date | null }
   revision: number
   updated_at: Date | null
-  /** Why the stored key is unusable (it cannot be decrypted), when it is. */
+  /**
+   * Why the key is not used, when it is not: the stored key cannot be decrypted, or the base URL's
+   * origin is not the one the key was entered for (a key is only sent to its own origin).
+   */
   error: string | null
 }
+
+/** The 400 of a save that would send a key to an origin it was not entered for. */
+const apiKeyRequired = (message: string) =>
+  new SettingsValidationError([{ path: "apiKey", code: "api_key_required", message }])
 
 /** A save based on a revision another admin has replaced since (answered 409). */
 export class SettingsConflictError extends Error {
@@ -72,13 +86,20 @@ export class SettingsStore {
   private effective_ = new Map<string, EffectiveProviderSettings>()
   private clients_ = new Map<string, { signature: string; client: PayinClient }>()
   private secretBox_: SecretBox | null = null
+  /** Where origin changes and unusable keys are reported (never a key). */
+  logger: Logger
+  /** Resolves a typed base URL's host for the address check (DNS; replaced in tests). */
+  resolveHost: Resolve | undefined = undefined
 
   constructor(
     private readonly db: () => Db,
     private readonly pluginConfig: PayinPluginOptions,
     private readonly providers: Map<string, PayinProviderOptions>,
-    private readonly configSources: { plugin?: ConfigSources; providers?: Record<string, ConfigSources> }
-  ) {}
+    private readonly configSources: { plugin?: ConfigSources; providers?: Record<string, ConfigSources> },
+    logger?: Logger
+  ) {
+    this.logger = logger ?? medusaLogger
+  }
 
   /** The encryption secrets from the environment (read once). */
   get secretBox(): SecretBox {
@@ -139,17 +160,42 @@ export class SettingsStore {
       return cached
     }
     const row = this.rows_.get(providerScope(id))
-    const overrides = (row?.values ?? {}) as ProviderOverrides
+    const { overrides, keyOrigin } = splitProviderValues(row?.values)
     const configSources = this.configSources.providers?.[id]
+    // a key is only sent to the origin it was given for: medusa-config's key to medusa-config's
+    // base URL, a key saved from the admin to the base URL it was entered for
+    const origin = originOf(overrides.baseUrl ?? config.baseUrl)
     let apiKey = config.apiKey
     let keySource: OptionSource | null = config.apiKey ? (configSources?.apiKey ?? "config") : null
     let last4 = config.apiKey ? lastFour(config.apiKey) : null
     let error: string | null = null
+    if (config.apiKey && !row?.api_key_encrypted && origin !== originOf(config.baseUrl)) {
+      apiKey = undefined
+      error =
+        `the API key from ${keySource === "env" ? "the environment" : "medusa-config"} is only sent to the base URL configured with it ` +
+        `(${originOf(config.baseUrl) ?? "none"}), and the base URL is now ${origin}: enter the API key for it`
+      this.logger.warn(`payin: provider instance "${id}" has no usable API key: ${error}`)
+    }
     if (row?.api_key_encrypted) {
       keySource = "admin"
       last4 = row.api_key_last4
       try {
-        apiKey = this.secretBox.decrypt(row.api_key_encrypted, providerScope(id))
+        const plain = this.secretBox.decrypt(row.api_key_encrypted, providerScope(id))
+        let bound = keyOrigin
+        if (bound === undefined && origin) {
+          // saved before keys were bound to an origin: bound now to the origin in effect
+          bound = origin
+          await this.bindStoredKey(id, row, origin)
+        }
+        if (bound !== undefined && bound !== origin) {
+          apiKey = undefined
+          error =
+            `the API key saved from the admin was entered for ${bound ?? "no base URL"}, and the base URL is now ` +
+            `${origin ?? "not set"}: it is not sent to another origin; enter the API key again`
+          this.logger.warn(`payin: provider instance "${id}" has no usable API key: ${error}`)
+        } else {
+          apiKey = plain
+        }
       } catch (e) {
         // never fall back silently to another key: webhooks and requests would use the wrong one
         apiKey = undefined
@@ -174,6 +220,48 @@ export class SettingsStore {
     }
     this.effective_.set(id, effective)
     return effective
+  }
+
+  /** Binds a key stored before keys were bound to an origin to `origin` (once; no new revision). */
+  private async bindStoredKey(id: string, row: SettingRow, origin: string): Promise<void> {
+    row.values = { ...(row.values ?? {}), [API_KEY_ORIGIN]: origin }
+    try {
+      await this.db().raw(
+        `update payin_setting set values = coalesce(values, '{}'::jsonb) || jsonb_build_object(?::text, ?::text)
+         where scope = ? and api_key_encrypted = ? and deleted_at is null and not jsonb_exists(coalesce(values, '{}'::jsonb), ?)`,
+        [API_KEY_ORIGIN, origin, providerScope(id), row.api_key_encrypted, API_KEY_ORIGIN]
+      )
+      this.logger.info(`payin: the API key of provider instance "${id}" saved from the admin is now bound to ${origin}`)
+    } catch (e) {
+      this.logger.warn(`payin: could not bind the API key of provider instance "${id}" to ${origin}: ${(e as Error).message}`)
+    }
+  }
+
+  /**
+   * Why `baseUrl`, typed in the admin for instance `id`, may not be called: its host is, or
+   * resolves to, a private, loopback, link-local or metadata address. Null when it may: a public
+   * host, medusa-config's own base URL origin, or an instance allowed private addresses
+   * (allowPrivateBaseUrl, or a development / test NODE_ENV).
+   */
+  async baseUrlRefusal(id: string, baseUrl: string): Promise<string | null> {
+    if (!this.guardsAddresses(id, baseUrl)) return null
+    let host: string
+    try {
+      host = new URL(baseUrl).hostname
+    } catch {
+      return "baseUrl is not a URL"
+    }
+    const reason = await refusedHost(host, this.resolveHost)
+    return reason
+      ? `baseUrl must be a public address: ${reason} (private addresses only for an instance with allowPrivateBaseUrl)`
+      : null
+  }
+
+  /** Whether calls of instance `id` to `baseUrl` must refuse non-public addresses (a base URL from the admin). */
+  guardsAddresses(id: string, baseUrl: string | null | undefined): boolean {
+    const config = this.providers.get(id)
+    if (!config || allowsPrivateBaseUrl(config)) return false
+    return originOf(baseUrl) !== originOf(config.baseUrl)
   }
 
   /** Options of provider instance `id` in effect now, or null for an unknown id. */
@@ -224,9 +312,13 @@ export class SettingsStore {
    * lives for every outgoing call of a configured instance: checkout, lookups, bank lists.
    */
   async withClient<T>(id: string, call: (client: PayinClient, options: PayinProviderOptions) => Promise<T>): Promise<T> {
-    const options = await this.providerOptions(id)
+    const settings = await this.provider(id)
+    const options = settings?.options
     if (!options?.apiKey || !options.baseUrl) {
-      throw new PayinServiceError("unauthorized", `The provider instance "${id}" has no API key or base URL configured`)
+      throw new PayinServiceError(
+        "unauthorized",
+        `The provider instance "${id}" has no API key or base URL configured${settings?.error ? ` (${settings.error})` : ""}`
+      )
     }
     try {
       return await call(this.clientWith(options), options)
@@ -240,8 +332,10 @@ export class SettingsStore {
 
   /** The instance's client, kept while its key and URL do not change (its connections are reused). */
   clientWith(options: Pick<PayinProviderOptions, "id" | "apiKey" | "baseUrl" | "timeoutMs" | "signRequests">): PayinClient {
+    // a base URL saved from the admin was checked when saved; its addresses are checked again on every connection
+    const guarded = this.guardsAddresses(options.id, options.baseUrl)
     const signature = createHash("sha256")
-      .update([options.apiKey, options.baseUrl, options.timeoutMs, options.signRequests].join("\n"))
+      .update([options.apiKey, options.baseUrl, options.timeoutMs, options.signRequests, guarded].join("\n"))
       .digest("hex")
     const cached = this.clients_.get(options.id)
     if (cached?.signature === signature) {
@@ -252,12 +346,18 @@ export class SettingsStore {
       baseUrl: options.baseUrl!,
       timeoutMs: options.timeoutMs,
       signRequests: options.signRequests,
+      refusePrivateAddresses: guarded,
     })
     this.clients_.set(options.id, { signature, client })
     return client
   }
 
-  /** Saves the admin's changes to instance `id` (validated; the key encrypted). In effect here at once. */
+  /**
+   * Saves the admin's changes to instance `id` (validated; the key encrypted). In effect here at once.
+   * A key is bound to the base URL origin it is entered for: a change of origin needs `apiKey` in
+   * the same patch (else 400 `api_key_required`), and a base URL typed here must be a public
+   * address (else 400 `base_url_not_allowed`) unless the instance allows private ones.
+   */
   async updateProvider(id: string, patch: ProviderSettingsPatch, actor?: string): Promise<EffectiveProviderSettings> {
     const config = this.providers.get(id)
     if (!config) {
@@ -266,8 +366,36 @@ export class SettingsStore {
     const scope = providerScope(id)
     await this.load(0)
     const row = this.rows_.get(scope)
+    const { overrides: current, keyOrigin: storedOrigin } = splitProviderValues(row?.values)
     const { apiKey, revision, ...fields } = patch
-    const overrides = applyProviderPatch(config, (row?.values ?? {}) as ProviderOverrides, fields)
+    const overrides = applyProviderPatch(config, current, fields)
+    const oldOrigin = originOf(current.baseUrl ?? config.baseUrl)
+    const newOrigin = originOf(overrides.baseUrl ?? config.baseUrl)
+    if (typeof fields.baseUrl === "string" && overrides.baseUrl) {
+      const refusal = await this.baseUrlRefusal(id, overrides.baseUrl)
+      if (refusal) {
+        throw new SettingsValidationError([{ path: "baseUrl", code: "base_url_not_allowed", message: refusal }])
+      }
+    }
+    // the origin the stored key is bound to after this save (undefined: no key stored from the admin)
+    let keyOrigin: string | null | undefined
+    if (typeof apiKey === "string") {
+      keyOrigin = newOrigin
+    } else if (apiKey === undefined && row?.api_key_encrypted) {
+      keyOrigin = storedOrigin !== undefined ? storedOrigin : (oldOrigin ?? undefined)
+      if (newOrigin !== oldOrigin && newOrigin !== null && keyOrigin !== newOrigin) {
+        throw apiKeyRequired(
+          `the API key must be entered again when the base URL's origin changes (${oldOrigin ?? "none"} → ${newOrigin}): ` +
+            "the saved key is only sent to the origin it was entered for"
+        )
+      }
+    } else if (config.apiKey && newOrigin !== null && newOrigin !== originOf(config.baseUrl) && (newOrigin !== oldOrigin || apiKey === null)) {
+      // medusa-config's key would be in effect, at an origin it was not configured for
+      throw apiKeyRequired(
+        `enter the API key for ${newOrigin}: the key from medusa-config is only sent to its own base URL ` +
+          `(${originOf(config.baseUrl) ?? "none"})`
+      )
+    }
     let keyColumns: Record<string, unknown> = {}
     if (apiKey === null) {
       keyColumns = { api_key_encrypted: null, api_key_last4: null, api_key_updated_at: null }
@@ -284,7 +412,14 @@ export class SettingsStore {
       }
       keyColumns = { api_key_encrypted: encrypted, api_key_last4: lastFour(checked.data), api_key_updated_at: new Date() }
     }
-    await this.write(scope, overrides, keyColumns, revision, actor)
+    const values = keyOrigin === undefined ? overrides : { ...overrides, [API_KEY_ORIGIN]: keyOrigin }
+    await this.write(scope, values, keyColumns, revision, actor)
+    if (newOrigin !== oldOrigin) {
+      this.logger.info(
+        `payin: the base URL of provider instance "${id}" moved from ${oldOrigin ?? "(none)"} to ${newOrigin ?? "(none)"}, ` +
+          `saved from the admin${actor ? ` by ${actor}` : ""}${typeof apiKey === "string" ? "; the API key was entered for it" : ""}`
+      )
+    }
     return (await this.provider(id, 0))!
   }
 

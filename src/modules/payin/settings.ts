@@ -16,11 +16,18 @@ import {
 
 export type OptionSource = "admin" | "config" | "env" | "default"
 
-/** Fields of a provider instance the admin can change: every option but the instance id and the key (written on its own). */
+/**
+ * Options only medusa-config (or the environment) sets, never the admin: the instance id, and
+ * whether URLs typed in the admin may reach private addresses (the admin must not lift its own guard).
+ */
+export const CONFIG_ONLY_FIELDS = ["id", "allowPrivateBaseUrl"] as const
+type ConfigOnlyField = (typeof CONFIG_ONLY_FIELDS)[number]
+
+/** Fields of a provider instance the admin can change: every option but the config-only ones and the key (written on its own). */
 export const PROVIDER_SETTING_FIELDS = Object.keys(providerOptionsSchema.shape).filter(
-  (f) => f !== "id" && f !== "apiKey"
+  (f) => !(CONFIG_ONLY_FIELDS as readonly string[]).includes(f) && f !== "apiKey"
 ) as ProviderSettingField[]
-export type ProviderSettingField = Exclude<keyof typeof providerOptionsSchema.shape, "id" | "apiKey">
+export type ProviderSettingField = Exclude<keyof typeof providerOptionsSchema.shape, ConfigOnlyField | "apiKey">
 export const PAGE_FIELDS = Object.keys(paymentPageOptionsSchema.shape) as (keyof typeof paymentPageOptionsSchema.shape)[]
 /** The option groups whose fields are set, sourced and reset one by one (`paymentPage`, `notifications`). */
 export const GROUP_FIELDS = Object.fromEntries(
@@ -39,8 +46,42 @@ export const providerScope = (id: string) => `provider:${id}`
 export type ConfigSources = Record<string, Exclude<OptionSource, "admin">>
 
 /** What is stored for a scope: only the fields set from the admin. */
-export type ProviderOverrides = Partial<Omit<PayinProviderOptions, "id" | "apiKey" | ProviderOptionGroup>> & {
+export type ProviderOverrides = Partial<Omit<PayinProviderOptions, ConfigOnlyField | "apiKey" | ProviderOptionGroup>> & {
   [G in ProviderOptionGroup]?: Partial<PayinProviderOptions[G]>
+}
+
+/**
+ * Stored next to a provider scope's overrides (in `values`), never an option: the origin of the
+ * base URL the API key saved from the admin was entered for (null: none). The key is only ever
+ * sent to that origin. Absent for a key saved before keys were bound to an origin.
+ */
+export const API_KEY_ORIGIN = "$apiKeyOrigin"
+
+/** A provider scope's stored `values` split into the admin's overrides and the key's bound origin. */
+export function splitProviderValues(values: Record<string, unknown> | null | undefined): {
+  overrides: ProviderOverrides
+  keyOrigin: string | null | undefined
+} {
+  const overrides: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(values ?? {})) {
+    // anything that is not an admin-settable field (such as a config-only option) is ignored
+    if ((PROVIDER_SETTING_FIELDS as string[]).includes(key)) overrides[key] = value
+  }
+  const stored = values?.[API_KEY_ORIGIN]
+  return {
+    overrides: overrides as ProviderOverrides,
+    keyOrigin: values && API_KEY_ORIGIN in values ? (typeof stored === "string" ? stored : null) : undefined,
+  }
+}
+
+/** The origin of a base URL (`https://pay.example.com`), or null without one. */
+export function originOf(baseUrl: string | null | undefined): string | null {
+  if (!baseUrl) return null
+  try {
+    return new URL(baseUrl).origin
+  } catch {
+    return null
+  }
 }
 export type PluginOverrides = Partial<PayinPluginOptions>
 
@@ -97,7 +138,8 @@ export const testConnectionSchema = z
   })
   .strict()
 
-export type FieldError = { path: string; message: string }
+/** `code`, when set, is a stable name for the problem (e.g. `api_key_required`). */
+export type FieldError = { path: string; message: string; code?: string }
 
 export class SettingsValidationError extends Error {
   constructor(readonly fields: FieldError[]) {
@@ -186,7 +228,7 @@ export function applyPluginPatch(config: PayinPluginOptions, current: PluginOver
   return Object.fromEntries(Object.keys(next).map((k) => [k, (result.data as Record<string, unknown>)[k]]))
 }
 
-/** medusa-config's options with the admin's overrides and key on top (not re-validated: both sides were). */
+/** medusa-config's options with the admin's overrides and key on top (not re-validated: both sides were). Config-only options stay medusa-config's. */
 export function mergeProviderOptions(
   config: PayinProviderOptions,
   overrides: ProviderOverrides,
@@ -197,6 +239,8 @@ export function mergeProviderOptions(
     ...(overrides as Partial<PayinProviderOptions>),
     paymentPage: { ...config.paymentPage, ...(overrides.paymentPage ?? {}) },
     notifications: { ...config.notifications, ...(overrides.notifications ?? {}) },
+    id: config.id,
+    allowPrivateBaseUrl: config.allowPrivateBaseUrl,
     apiKey,
   }
 }

@@ -1,5 +1,15 @@
 import { parseProviderOptions } from "../../../../medusa-plugin.config"
-import { SettingsValidationError, applyProviderPatch, mergeProviderOptions, providerSources } from "../settings"
+import {
+  API_KEY_ORIGIN,
+  PROVIDER_SETTING_FIELDS,
+  SettingsValidationError,
+  applyProviderPatch,
+  mergeProviderOptions,
+  originOf,
+  providerSettingsPatchSchema,
+  providerSources,
+  splitProviderValues,
+} from "../settings"
 
 const config = parseProviderOptions(
   { id: "default", apiKey: "config-key-123456", baseUrl: "https://pay.example.com", paymentPage: { failureUrl: "https://shop.example.com/fail" } },
@@ -61,3 +71,29 @@ describe("admin settings over medusa-config", () => {
     })
   })
 })
+
+describe("what the admin cannot change (security review)", () => {
+  it("allowPrivateBaseUrl is medusa-config's only: not a patch field, ignored in stored values", () => {
+    expect(PROVIDER_SETTING_FIELDS).not.toContain("allowPrivateBaseUrl")
+    expect(providerSettingsPatchSchema.safeParse({ allowPrivateBaseUrl: true }).success).toBe(false)
+    const strict = parseProviderOptions({ baseUrl: "https://pay.example.com", allowPrivateBaseUrl: false }, {})
+    const { overrides } = splitProviderValues({ allowPrivateBaseUrl: true, id: "other", manualRefunds: true })
+    expect(overrides).toEqual({ manualRefunds: true })
+    expect(mergeProviderOptions(strict, { allowPrivateBaseUrl: true, id: "other" } as never, undefined)).toMatchObject({
+      id: "default",
+      allowPrivateBaseUrl: false,
+    })
+  })
+
+  it("keeps the origin a stored key is bound to apart from the overrides", () => {
+    expect(splitProviderValues({ baseUrl: "https://a.example.com/x", [API_KEY_ORIGIN]: "https://a.example.com" })).toEqual({
+      overrides: { baseUrl: "https://a.example.com/x" },
+      keyOrigin: "https://a.example.com",
+    })
+    expect(splitProviderValues({ [API_KEY_ORIGIN]: null }).keyOrigin).toBeNull()
+    expect(splitProviderValues({}).keyOrigin).toBeUndefined() // saved before keys were bound
+    expect(originOf("https://PAY.example.com:443/v1/")).toBe("https://pay.example.com")
+    expect(originOf(undefined)).toBeNull()
+  })
+})
+

@@ -11,15 +11,20 @@ import { invalid, notFound, parseOr400, payinModule } from "../../../helpers"
  * endpoints with the saved settings, or with the unsaved values in the body, and reports what
  * happened. Always 200 with `ok` (400 for invalid input, 404 for an unknown instance). The stored
  * API key is sent only to the stored base URL: testing another base URL needs `apiKey` in the body.
+ * A typed base URL must be a public address (unless the instance allows private ones), and
+ * nothing of its answers' text comes back: only the kind of failure and the status code.
  */
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const body = parseOr400(res, testConnectionSchema, req.body)
   if (!body) return
-  const saved = await payinModule(req).settings.providerOptions(req.params.id, 0)
-  if (!saved) {
+  const payin = payinModule(req)
+  const settings = await payin.settings.provider(req.params.id, 0)
+  if (!settings) {
     notFound(res, `No pay-in provider instance "${req.params.id}" in this store`)
     return
   }
+  const saved = settings.options
+  const typed = Boolean(body.baseUrl && body.baseUrl.trim() !== saved.baseUrl)
   const candidate = {
     ...saved,
     ...(body.apiKey ? { apiKey: body.apiKey } : {}),
@@ -27,9 +32,9 @@ export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse)
     ...(typeof body.timeoutMs === "number" ? { timeoutMs: body.timeoutMs } : {}),
     ...(typeof body.signRequests === "boolean" ? { signRequests: body.signRequests } : {}),
   }
-  if (body.baseUrl && body.baseUrl.trim() !== saved.baseUrl && !body.apiKey) {
+  if (typed && !body.apiKey) {
     // the write-only key never travels to a URL the admin only typed in
-    invalid(res, [{ path: "apiKey", message: "enter the API key to test a base URL other than the saved one" }])
+    invalid(res, [{ path: "apiKey", code: "api_key_required", message: "enter the API key to test a base URL other than the saved one" }])
     return
   }
   const checked = providerOptionsSchema.safeParse(candidate)
@@ -38,14 +43,22 @@ export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse)
     return
   }
   const options = checked.data
+  if (typed && options.baseUrl) {
+    const refusal = await payin.settings.baseUrlRefusal(req.params.id, options.baseUrl)
+    if (refusal) {
+      invalid(res, [{ path: "baseUrl", code: "base_url_not_allowed", message: refusal }])
+      return
+    }
+  }
   const started = Date.now()
   const base = { base_url: options.baseUrl ?? null }
   if (!options.apiKey || !options.baseUrl) {
+    const missing = `No ${!options.apiKey ? "API key" : "base URL"} is set for this instance`
     res.json({
       ok: false,
       ...base,
       duration_ms: 0,
-      error: { kind: "not_configured", message: `No ${!options.apiKey ? "API key" : "base URL"} is set for this instance` },
+      error: { kind: "not_configured", message: settings.error && !options.apiKey ? `${missing}: ${settings.error}` : missing },
       outgoing_address: null,
       server_addresses: serverAddresses(),
     })
@@ -59,6 +72,10 @@ export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse)
     signRequests: options.signRequests,
     getAttempts: 1,
     ownPool: true,
+    // connections to a base URL from the admin are checked again (its name may resolve elsewhere now)
+    refusePrivateAddresses: payin.settings.guardsAddresses(req.params.id, options.baseUrl),
+    // a typed URL's answers are not the service's: its text is never quoted back
+    quoteAnswers: !typed,
   })
   try {
     const [banks, currencies] = await Promise.all([client.listBanks(), client.listCurrencies()])
@@ -73,13 +90,36 @@ export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse)
         kind: e?.kind ?? "network",
         ...(e?.status ? { status: e.status } : {}),
         ...(e?.code ? { code: e.code } : {}),
-        message: e ? e.message : errorMessage(error),
+        message: typed ? typedUrlFailure(e) : e ? e.message : errorMessage(error),
       },
       outgoing_address: error instanceof PayinIpNotWhitelistedError ? error.address : null,
       server_addresses: serverAddresses(),
     })
   } finally {
     await client.close()
+  }
+}
+
+/** A fixed message for a typed URL's failure: its kind and status code, nothing it answered. */
+function typedUrlFailure(error: PayinServiceError | null): string {
+  const status = error?.status ? ` (status ${error.status})` : ""
+  switch (error?.kind) {
+    case "unauthorized":
+      return "The URL refused the API key (401)"
+    case "ip_not_whitelisted":
+      return "The URL refused this server's address (403): add the server's outgoing IP address to the whitelist in the merchant panel"
+    case "timeout":
+      return "The URL did not answer in time"
+    case "network":
+      return "The URL could not be reached"
+    case "address_not_allowed":
+      return "The URL's host resolves to an address that is not public"
+    case "response_too_large":
+      return `The URL's answer was too large${status}`
+    case "malformed_response":
+      return `The URL did not answer as the payment service does${status}`
+    default:
+      return `The URL answered with an error${status}`
   }
 }
 
