@@ -177,13 +177,14 @@ export function shopperStateOf(
 /**
  * - `late_payment`: paid after the store ended the pay-in (expired, order canceled)
  * - `stray_payment`: paid after Medusa deleted the session (the cart changed), or unknown session
- * - `unknown_payin`: a callback about a pay-in this store never created
+ * - `unknown_payin`: a callback about a pay-in this store never created (or a second pay-in created for
+ *   one of its sessions: with `session_payin_id` and a `reason`)
  * - `underpayment` / `overpayment`: the service received another amount than assigned
  * - `created_mismatch`: the service created the pay-in with another currency or an amount outside
  *   the one requested (the session was refused)
  * - `paid_without_order`: paid, but Medusa could not place the order (e.g. out of stock)
  * - `capture_failed` / `order_cancel_failed`: the Medusa effect of a status did not happen after
- *   the bounded number of attempts ("Reconcile now" retries it)
+ *   the bounded number of attempts (reconciliation keeps retrying it, at most hourly; "Reconcile now" at once)
  * - `dispute_after_payment`: a paid pay-in moved into a dispute (the capture stays)
  * - `paid_elsewhere`: the pay-in expired, but another pay-in of the same payment collection was
  *   paid: the order was kept, not canceled

@@ -176,6 +176,8 @@ medusaIntegrationTestRunner({
       } finally {
         await sql(`alter table payment drop constraint payin_test_block`)
       }
+      // its retry is due after a backoff (30 s the first time): let that time pass
+      await sql("update payin_transaction set next_effect_at = now() where session_id = ?", [session.id])
       const report = await reconcilePayins(getContainer(), { olderThanSeconds: 0 })
       expect(report).toMatchObject({ effectsRetried: 1, effectsDone: 1 })
       expect(await row({ session_id: session.id })).toMatchObject({ effect_pending: null })
@@ -196,10 +198,10 @@ medusaIntegrationTestRunner({
       const failed = await row({ session_id: session.id })
       expect(failed.flags.capture_failed).toMatchObject({ attempts: 1 })
       expect(events.some((e) => e.name === PAYIN_EVENTS.PAYMENT_FLAGGED && e.data.flag === "capture_failed")).toBe(true)
-      // past the limit reconciliation leaves it to the merchant…
+      // not due yet (the backoff after the failure): reconciliation retries it later, at most hourly…
       expect(await reconcilePayins(getContainer(), { olderThanSeconds: 0 })).toMatchObject({ effectsRetried: 0 })
       expect((await order(orderId)).payment_status).toBe("awaiting")
-      // …whose "Reconcile now" retries it
+      // …and "Reconcile now" retries it at once
       const { data } = await api.post(`/admin/payin/transactions/${failed.id}/reconcile`, {}, admin)
       expect(data.result).toMatchObject({ effects: ["captured"], effectPending: false })
       expect((await order(orderId)).payment_status).toBe("captured")

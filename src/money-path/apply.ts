@@ -1,11 +1,27 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import type { Transaction } from "../client/schemas"
+import { ServiceIdMismatchError } from "../modules/payin/ledger"
 import type PayinModuleService from "../modules/payin/service"
 import type { LedgerRow, StatusSource } from "../modules/payin/service"
 import { payinProviderId } from "../provider-id"
 import { followInMedusa } from "./effects"
 import { payinLockOptions, withLock } from "./lock"
+import { pauseForTests } from "./test-pause"
+
+/**
+ * When the apply path runs the Medusa effect a pay-in's status asks for:
+ * - `due`: when it is due (new, or its backoff after a failure passed): webhooks, the job's lookups;
+ * - `now`: whatever the backoff: the admin's "Reconcile now";
+ * - `new`: only the effect this very status change asked for (never a retry): the store's status
+ *   poll, which anyone can call as often as they like. Retries are reconciliation's.
+ */
+export type EffectRun = "due" | "now" | "new"
+
+/** The effect run of each source of a status (what a caller that does not say gets). */
+export function effectRunOf(source: StatusSource): EffectRun {
+  return source === "admin" ? "now" : source === "store" ? "new" : "due"
+}
 
 export type ApplyPayinEventInput = {
   /** The provider instance the status came through (`default` for pp_payin_default). */
@@ -13,6 +29,8 @@ export type ApplyPayinEventInput = {
   /** The Transaction as the service sent or returned it, already verified and parsed. */
   transaction: Transaction
   source: StatusSource
+  /** When to run the Medusa effect (default: effectRunOf(source)). */
+  effectRun?: EffectRun
 }
 
 export type ApplyPayinEventResult = {
@@ -35,27 +53,47 @@ export type ApplyPayinEventResult = {
  *
  * Instances are accounts: a status that came through instance A may only touch a pay-in of A or
  * of an instance configured with the same key and base URL; anything else is a ForeignPayinError
- * and changes nothing.
+ * and changes nothing. A row claimed by another service transaction between finding it and
+ * locking it (two pay-ins racing for one session) is found again, as the same status applied
+ * after the other would be: at once, never a retry.
  */
 export async function applyPayinEvent(container: MedusaContainer, input: ApplyPayinEventInput): Promise<ApplyPayinEventResult> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
   const accounts = new Set((await payin.settings.sameAccount(input.instanceId)).map(payinProviderId))
   accounts.add(payinProviderId(input.instanceId))
   const accepts = (row: LedgerRow) => accounts.has(row.provider_id)
-  const row = await findOrCreateRow(payin, input.instanceId, input.transaction, accepts)
-
+  const effectRun = input.effectRun ?? effectRunOf(input.source)
   const { lockTtlSeconds } = await payin.settings.plugin()
-  return withLock(container, `payin:${row.id}`, async () => {
-    const { row: current, transition } = await payin.recordStatus(row.id, input.transaction, input.source, accepts)
-    const outcome = await followInMedusa(container, payin, current)
-    return {
-      ledgerId: current.id,
-      status: current.status,
-      changed: transition.changed,
-      effects: outcome.effects,
-      effectPending: outcome.pending,
+  for (let attempt = 1; ; attempt++) {
+    const row = await findOrCreateRow(payin, input.instanceId, input.transaction, accepts)
+    await pauseForTests(container, "record", input.transaction.id)
+    try {
+      return await withLock(
+        container,
+        `payin:${row.id}`,
+        async (hold) => {
+          const { row: current, transition } = await payin.recordStatus(row.id, input.transaction, input.source, accepts)
+          // `new`: only an effect this change asked for, never attempted (a retry is reconciliation's)
+          const run = effectRun !== "new" || (transition.changed && !Number(current.effect_attempts))
+          const outcome = run
+            ? await followInMedusa(container, payin, current, { force: effectRun === "now", hold })
+            : { effects: [], pending: Boolean(current.effect_pending) }
+          return {
+            ledgerId: current.id,
+            status: current.status,
+            changed: transition.changed,
+            effects: outcome.effects,
+            effectPending: outcome.pending,
+          }
+        },
+        payinLockOptions(lockTtlSeconds)
+      )
+    } catch (error) {
+      // each round finds the row again: the taken one is skipped (it holds another service id)
+      if (error instanceof ServiceIdMismatchError && attempt < 3) continue
+      throw error
     }
-  }, payinLockOptions(lockTtlSeconds))
+  }
 }
 
 /** The ledger row a status is about: by service id, else by the session it was created for, else a new flagged row. */
@@ -70,28 +108,44 @@ async function findOrCreateRow(
     return byService // record() refuses it when it is another account's
   }
   const externalId = tx.extra?.externalTransactionId
+  let sessionPayin: LedgerRow | null = null
   if (externalId) {
     const bySession = await payin.ledger.findBy("session_id", externalId)
     if (bySession && accepts(bySession) && !bySession.service_id) {
       return bySession
     }
+    sessionPayin = bySession && accepts(bySession) ? bySession : null
   }
   // A pay-in the store did not create (or whose row is gone): kept, flagged, so it is not lost.
-  const created = await payin.ledger.createUnknown(payinProviderId(instanceId), tx)
-  await payin.emit(created, [{ kind: "flag", flag: "unknown_payin", details: { external_id: externalId ?? null } }])
+  // Another pay-in for one of the store's sessions gets its own row: the session's keeps its own.
+  const why = sessionPayin
+    ? {
+        reason: `the session's pay-in ${sessionPayin.id} is service transaction ${sessionPayin.service_id}, not this one`,
+        session_payin_id: sessionPayin.id,
+      }
+    : {}
+  const created = await payin.ledger.createUnknown(payinProviderId(instanceId), tx, why)
+  await payin.emit(created, [{ kind: "flag", flag: "unknown_payin", details: { external_id: externalId ?? null, ...why } }])
   return created
 }
 
-/** Retries the Medusa effect a pay-in's status still asks for (no lookup: the ledger knows the status). */
-export async function applyPendingEffect(container: MedusaContainer, ledgerId: string): Promise<{ effects: string[]; pending: boolean }> {
+/**
+ * Retries the Medusa effect a pay-in's status still asks for (no lookup: the ledger knows the
+ * status), when it is due; `force` runs it whatever its backoff.
+ */
+export async function applyPendingEffect(
+  container: MedusaContainer,
+  ledgerId: string,
+  { force = false }: { force?: boolean } = {}
+): Promise<{ effects: string[]; pending: boolean }> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
   const { lockTtlSeconds } = await payin.settings.plugin()
   return withLock(
     container,
     `payin:${ledgerId}`,
-    async () => {
+    async (hold) => {
       const row = await payin.ledger.get(ledgerId)
-      return row ? followInMedusa(container, payin, row) : { effects: [], pending: false }
+      return row ? followInMedusa(container, payin, row, { force, hold }) : { effects: [], pending: false }
     },
     payinLockOptions(lockTtlSeconds)
   )

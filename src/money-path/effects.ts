@@ -2,21 +2,36 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { MathBN, PaymentActions } from "@medusajs/framework/utils"
 import { cancelOrderWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
 import { errorMessage } from "../client/errors"
-import type { LedgerNotice, LedgerRow } from "../modules/payin/ledger"
+import { EffectFencedError, type LedgerNotice, type LedgerRow } from "../modules/payin/ledger"
 import { capturableAmount, remainingToCapture } from "../modules/payin/money"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import type { PayinFlag } from "../status"
-import { pauseBeforeCaptureForTests } from "./test-pause"
+import { type LockHold, LockLostError } from "./lock"
+import { pauseForTests } from "./test-pause"
 import { loadOrder, loadSession, orderOfCart, paymentOfSession, resolveCollection } from "./medusa"
 
 export type EffectOutcome = { effects: string[]; pending: boolean }
 
+export type EffectRunOptions = {
+  /** Run it even while it backs off after a failure (`next_effect_at`): the admin's "Reconcile now". */
+  force?: boolean
+  /** The per-pay-in lock the caller holds: a run stops before its next step once it is lost. */
+  hold?: LockHold
+}
+
+/** One claimed run of an effect: its fencing token, and the check made before each step outside the ledger. */
+type Run = { fence: number; guard: () => Promise<void> }
+
 /**
  * Makes Medusa follow the ledger: the effect the last status change asked for (`effect_pending`,
  * recorded in the same commit as the status) is done here, idempotently, and cleared when done.
- * A failure leaves it pending: reconciliation retries it, and after the plugin's
- * effectRetryLimit the pay-in is flagged (capture_failed / order_cancel_failed).
+ * A run first claims the effect on the row (a fencing token; only when it is due, unless forced)
+ * and checks before each Medusa step, and when marking it done, that it still holds the lock and
+ * the token: a run that outlived its lock stops and leaves the effect to its new holder. A
+ * failure leaves it pending, due again after a backoff (30 s doubling to an hour, jittered):
+ * reconciliation retries it for good, and after the plugin's effectRetryLimit attempts the
+ * pay-in is flagged (capture_failed / order_cancel_failed).
  * - capture (closed): processPaymentWorkflow with `captured` and the amount to book (completes the
  *   cart or captures the placed order's payment); money into a pay-in the store ended or whose
  *   session is gone is flagged, never attached; paid without an order is flagged.
@@ -24,28 +39,51 @@ export type EffectOutcome = { effects: string[]; pending: boolean }
  *   order placed while waiting for the payment, unless another pay-in of its payment collection
  *   was paid.
  */
-export async function followInMedusa(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow): Promise<EffectOutcome> {
-  const effect = row.effect_pending
-  if (!effect) {
+export async function followInMedusa(
+  container: MedusaContainer,
+  payin: PayinModuleService,
+  row: LedgerRow,
+  options: EffectRunOptions = {}
+): Promise<EffectOutcome> {
+  if (!row.effect_pending) {
     return { effects: [], pending: false }
+  }
+  const claimed = await payin.ledger.claimEffect(row.id, { force: options.force })
+  if (!claimed?.effect_pending) {
+    // backing off after a failure: reconciliation runs it when due
+    return { effects: [], pending: true }
+  }
+  const effect = claimed.effect_pending
+  const fence = Number(claimed.effect_fence)
+  const run: Run = {
+    fence,
+    guard: async () => {
+      options.hold?.throwIfLost()
+      await payin.ledger.assertFence(row.id, fence)
+    },
   }
   const effects: string[] = []
   try {
     if (effect === "capture") {
-      await capture(container, payin, row, effects)
+      await capture(container, payin, claimed, effects, run)
     } else {
-      await endOrder(container, payin, row, effects)
+      await endOrder(container, payin, claimed, effects, run)
     }
     return { effects, pending: false }
   } catch (error) {
     const message = errorMessage(error)
+    if (error instanceof LockLostError || error instanceof EffectFencedError) {
+      // not a failure of the effect: whoever holds the pay-in now does it (or the next run)
+      container.resolve("logger").warn(`payin: stopped the ${effect} of ${row.id}: ${message}`)
+      return { effects, pending: true }
+    }
     container.resolve("logger").warn(`payin: ${effect} of ${row.id} did not happen yet, will retry: ${message}`)
-    await payin.effectFailed(row.id, effect, message)
+    await payin.effectFailed(row.id, effect, message, fence)
     return { effects, pending: true }
   }
 }
 
-async function capture(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[]): Promise<void> {
+async function capture(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[], run: Run): Promise<void> {
   const flag = async (name: PayinFlag, reason: string, extra: Record<string, unknown> = {}) => {
     const ids = await resolveCollection(container, row.payment_collection_id)
     if (
@@ -66,7 +104,7 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
   }
   if (row.store_canceled_at) {
     await flag("late_payment", "paid after the store ended the pay-in (expired or order canceled)")
-    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: late payment" })
+    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: late payment" }, run.fence)
     return
   }
   const session = row.session_id ? await loadSession(container, row.session_id) : null
@@ -75,26 +113,27 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
       "stray_payment",
       row.session_id ? "paid after Medusa deleted the payment session (the cart changed)" : "pay-in unknown to the store"
     )
-    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: stray payment" })
+    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: stray payment" }, run.fence)
     return
   }
   if (session.orderId && (await loadOrder(container, session.orderId))?.status === "canceled") {
     await payin.ledger.markEndedByStore(row.id, "order canceled before the payment arrived", { order_id: session.orderId })
     await flag("late_payment", "paid after the order was canceled", { order_id: session.orderId })
-    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: late payment" })
+    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: late payment" }, run.fence)
     return
   }
   const amount = capturableAmount(row)
   if (amount === null) {
     // received in another currency: flagged when recorded; the merchant decides
-    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: received in another currency" })
+    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: received in another currency" }, run.fence)
     return
   }
   // Capture up to what arrived, less what Medusa captured already (another path, an admin): the
   // provider's capturePayment refuses anything beyond it, so no path books the difference twice.
   const rest = remainingToCapture(amount, session.capturedAmount)
   if (MathBN.gt(rest, 0)) {
-    await pauseBeforeCaptureForTests(container, row.id)
+    await pauseForTests(container, "capture", row.id)
+    await run.guard()
     await processPaymentWorkflow(container).run({
       input: { action: PaymentActions.SUCCESSFUL, data: { session_id: session.id, amount: rest as unknown as number } },
     })
@@ -105,15 +144,15 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
   const booked = MathBN.gte(captured, amount)
   if (orderId && booked) {
     effects.push("captured")
-    await payin.ledger.effectDone(row.id, "capture", { captured: true, order_id: orderId, cart_id: session.cartId })
-    await announce(container, payin, row, { kind: "captured", order_id: orderId })
+    await payin.ledger.effectDone(row.id, "capture", { captured: true, order_id: orderId, cart_id: session.cartId }, run.fence)
+    await announce(container, payin, row, async () => ({ kind: "captured", order_id: orderId }))
     return
   }
   if (!orderId && (booked || !after)) {
     // Medusa took the payment, then could not place the order (out of stock, …) and its
     // compensation replaced the session: the money is in, no order exists. The merchant decides.
     await flag("paid_without_order", "paid, but Medusa could not place the order from the cart", { cart_id: session.cartId })
-    await payin.ledger.effectDone(row.id, "capture", { captured: MathBN.gt(captured, 0), cart_id: session.cartId })
+    await payin.ledger.effectDone(row.id, "capture", { captured: MathBN.gt(captured, 0), cart_id: session.cartId }, run.fence)
     return
   }
   throw new Error(
@@ -121,7 +160,7 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
   )
 }
 
-async function endOrder(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[]): Promise<void> {
+async function endOrder(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[], run: Run): Promise<void> {
   const session = row.session_id ? await loadSession(container, row.session_id) : null
   const ids = { order_id: session?.orderId ?? null, cart_id: session?.cartId ?? null }
   const instanceId = instanceIdOf(row.provider_id)
@@ -143,22 +182,29 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
         effects.push("flagged:paid_elsewhere")
       }
     } else if (order && order.status !== "canceled") {
+      await pauseForTests(container, "cancel_order", row.id)
+      await run.guard()
       await cancelOrderWorkflow(container).run({ input: { order_id: session.orderId } })
       effects.push("order_canceled")
     }
   }
+  // marking the pay-in ended clears the effect: only while this run still holds it
+  await run.guard()
   await payin.ledger.markEndedByStore(row.id, "payment window ended unpaid", ids)
-  await payin.ledger.effectDone(row.id, "cancel_order", { ended: true, ...ids })
+  await payin.ledger.effectDone(row.id, "cancel_order", { ended: true, ...ids }, run.fence)
   effects.push("ended")
   if (!capturedAny) {
     // not when the order was paid through another pay-in of its payment collection
     const paidElsewhere = async () =>
       Boolean(session && (await payin.ledger.ofCollections([session.payment_collection_id])).some((r) => r.id !== row.id && r.paid_at))
+    // what Medusa holds, not what this run did: an earlier run may have canceled the order and
+    // stopped (a crash, a failure) before the effect was marked done
+    const orderCanceled = async () => Boolean(ids.order_id && (await loadOrder(container, ids.order_id))?.status === "canceled")
     await announce(
       container,
       payin,
       row,
-      { kind: "expired", order_id: ids.order_id, order_canceled: effects.includes("order_canceled") },
+      async () => ({ kind: "expired", order_id: ids.order_id, order_canceled: await orderCanceled() }),
       async () => !(await paidElsewhere())
     )
   }
@@ -172,13 +218,13 @@ async function announce(
   container: MedusaContainer,
   payin: PayinModuleService,
   row: LedgerRow,
-  notice: LedgerNotice,
+  notice: () => Promise<LedgerNotice>,
   when: () => Promise<boolean> = async () => true
 ): Promise<void> {
   try {
     if (!(await when())) return
-    await payin.emit((await payin.ledger.get(row.id)) ?? row, [notice])
+    await payin.emit((await payin.ledger.get(row.id)) ?? row, [await notice()])
   } catch (error) {
-    container.resolve("logger").warn(`payin: could not announce ${notice.kind} of ${row.id}: ${errorMessage(error)}`)
+    container.resolve("logger").warn(`payin: could not announce the effect of ${row.id}: ${errorMessage(error)}`)
   }
 }

@@ -40,9 +40,16 @@ export type LockOptions = {
   waitMs: number
 }
 
-/** The per-pay-in lock of the plugin's options: its TTL, and a wait that ends before the TTL (at most 10 s). */
+/**
+ * The longest wait for a pay-in's lock held elsewhere. Below the webhook route's answer deadline
+ * (WEBHOOK_ANSWER_DEADLINE_MS, 8 s), so a delivery that waited in vain is still stored and
+ * answered "queued" (202) by its own path rather than cut off by the deadline.
+ */
+export const PAYIN_LOCK_WAIT_MAX_MS = 5_000
+
+/** The per-pay-in lock of the plugin's options: its TTL, and a wait that ends before the TTL (at most PAYIN_LOCK_WAIT_MAX_MS). */
 export function payinLockOptions(lockTtlSeconds: number): LockOptions {
-  return { expireSeconds: lockTtlSeconds, waitMs: Math.min(10_000, (lockTtlSeconds * 1000) / 2) }
+  return { expireSeconds: lockTtlSeconds, waitMs: Math.min(PAYIN_LOCK_WAIT_MAX_MS, (lockTtlSeconds * 1000) / 2) }
 }
 
 export class LockTimeoutError extends Error {
@@ -52,13 +59,40 @@ export class LockTimeoutError extends Error {
   }
 }
 
+/** The lock was lost while its job ran: the job must stop before its next external step and record nothing as done. */
+export class LockLostError extends Error {
+  constructor(key: string, why: string) {
+    super(`Lost the lock ${key}: ${why}`)
+    this.name = "LockLostError"
+  }
+}
+
+/** What a job under withLock holds: aborted once the lock could not be extended. */
+export type LockHold = {
+  key: string
+  signal: AbortSignal
+  /** Throws LockLostError once the lock is lost (call it before each external step). */
+  throwIfLost(): void
+}
+
 /**
  * Holds `key` through Medusa's locking module while `job` runs, across processes when a shared
  * provider (locking-redis, locking-postgres) is configured. It takes the lock as a key with an
  * expiry (acquire/release) rather than `execute`, which with locking-postgres keeps a database
  * connection open for the whole job: under load that exhausts the pool the job itself needs.
+ *
+ * The lock is extended every third of its lifetime while the job runs (a capture may wait 30 s
+ * for Medusa's cart lock), so a slow job keeps it and a dead process's lock still expires after
+ * `expireSeconds`. When an extension fails (another owner has the key, the provider is
+ * unreachable, or the process stalled past the expiry) the hold's signal is aborted: the job
+ * stops at its next check. Jobs with external effects also fence them on the ledger row (effects.ts).
  */
-export async function withLock<T>(container: MedusaContainer, key: string, job: () => Promise<T>, { waitMs, expireSeconds }: LockOptions): Promise<T> {
+export async function withLock<T>(
+  container: MedusaContainer,
+  key: string,
+  job: (hold: LockHold) => Promise<T>,
+  { waitMs, expireSeconds }: LockOptions
+): Promise<T> {
   const locking = container.resolve(Modules.LOCKING)
   const ownerId = `payin-${process.pid}-${Math.random().toString(36).slice(2)}`
   const deadline = Date.now() + waitMs
@@ -68,17 +102,68 @@ export async function withLock<T>(container: MedusaContainer, key: string, job: 
     }
     await new Promise((r) => setTimeout(r, Math.min(200, 10 * 2 ** Math.min(attempt, 4)) * (0.5 + Math.random())))
   }
-  const held = Date.now()
+  const renewal = keepExtended(container, key, ownerId, expireSeconds)
   try {
-    return await job()
+    return await job(renewal.hold)
   } finally {
-    const heldMs = Date.now() - held
-    if (heldMs > (expireSeconds * 1000) / 2) {
-      // past half its lifetime another process could have taken it: say so, the TTL is too short
-      container
-        .resolve("logger")
-        .warn(`payin: held the lock ${key} for ${heldMs} ms, more than half its ${expireSeconds} s lifetime (plugin option lockTtlSeconds)`)
-    }
+    renewal.stop()
     await locking.release(key, { ownerId }).catch(() => undefined)
+  }
+}
+
+/** Extends `key` for `ownerId` every third of its lifetime until stopped; aborts the hold when an extension fails. */
+function keepExtended(container: MedusaContainer, key: string, ownerId: string, expireSeconds: number) {
+  const locking = container.resolve(Modules.LOCKING)
+  const controller = new AbortController()
+  const lifetimeMs = expireSeconds * 1000
+  const everyMs = Math.max(250, Math.floor(lifetimeMs / 3))
+  let renewedAt = Date.now()
+  let stopped = false
+  let timer: NodeJS.Timeout | null = null
+  const lose = (why: string) => {
+    if (controller.signal.aborted) return
+    controller.abort(new LockLostError(key, why))
+    container.resolve("logger").warn(`payin: lost the lock ${key} while its job ran (${why}); the job stops before its next step`)
+  }
+  const renew = async () => {
+    if (stopped) return
+    // past its expiry another process may have taken it (and released it): never re-taken silently
+    if (Date.now() - renewedAt >= lifetimeMs) {
+      lose(`not extended within its ${expireSeconds} s lifetime`)
+      return
+    }
+    const sentAt = Date.now()
+    try {
+      // the providers extend a key its owner holds (and refuse one another owner holds)
+      await locking.acquire(key, { ownerId, expire: expireSeconds })
+    } catch (error) {
+      lose(`the extension failed: ${error instanceof Error ? error.message : String(error)}`)
+      return
+    }
+    renewedAt = sentAt
+    schedule()
+  }
+  const schedule = () => {
+    if (stopped) return
+    timer = setTimeout(() => void renew(), everyMs)
+    timer.unref?.()
+  }
+  schedule()
+  const hold: LockHold = {
+    key,
+    signal: controller.signal,
+    throwIfLost() {
+      if (!stopped && !controller.signal.aborted && Date.now() - renewedAt >= lifetimeMs) {
+        lose(`not extended within its ${expireSeconds} s lifetime`)
+      }
+      if (controller.signal.aborted) throw controller.signal.reason
+    },
+  }
+  return {
+    hold,
+    stop() {
+      stopped = true
+      if (timer) clearTimeout(timer)
+    },
   }
 }

@@ -38,9 +38,10 @@ export type ReconcileReport = {
  * One reconciliation run: looks up every unfinished pay-in (creating, active or in a dispute)
  * older than a threshold and feeds the answers to the one apply function (a lost callback changes
  * nothing in the end); retries the Medusa effects still pending (a paid pay-in whose capture
- * failed, an expired one whose order was not canceled) below the retry limit; retries webhook
- * inbox entries that failed to apply. Pages through the ledger (keyset by id) with bounded
- * concurrency; the pending effects come from a partial index, not a scan of closed pay-ins.
+ * failed, an expired one whose order was not canceled) whose backoff passed, before and after
+ * the retry limit (past it the pay-in is flagged, and still retried, at most hourly); retries
+ * webhook inbox entries that failed to apply. Pages through the ledger (keyset by id) with
+ * bounded concurrency; the due effects come from a partial index, not a scan of closed pay-ins.
  */
 export async function reconcilePayins(container: MedusaContainer, options: ReconcileOptions = {}): Promise<ReconcileReport> {
   const started = Date.now()
@@ -95,14 +96,13 @@ export async function reconcilePayins(container: MedusaContainer, options: Recon
     if (page.length < pageSize || options.ids) break
   }
 
-  // effects still pending (not looked up above): the ledger already knows their status
+  // effects still pending and due (not looked up above): the ledger already knows their status
   let afterId = ""
   for (;;) {
-    const page = (await payin.queries.pendingEffects(pageSize, plugin.effectRetryLimit, afterId)).filter(
-      (r) => !options.ids || options.ids.includes(r.id)
-    )
+    const page = await payin.queries.dueEffects(pageSize, afterId)
     if (!page.length) break
-    await runBounded(page, concurrency, async (row) => {
+    const rows = options.ids ? page.filter((r) => options.ids!.includes(r.id)) : page
+    await runBounded(rows, concurrency, async (row) => {
       report.effectsRetried++
       try {
         const outcome = await applyPendingEffect(container, row.id)

@@ -254,7 +254,24 @@ export class LedgerQueries {
     return rows
   }
 
-  /** Rows whose effect is pending and not yet given up on (a partial index covers this). */
+  /**
+   * A page of the rows whose Medusa effect is pending and due (`next_effect_at` passed or none),
+   * by id after `afterId`, whatever their attempts: what reconciliation retries. One statement on
+   * the partial index of pending effects (IDX_payin_transaction_effect_due), rows still backing
+   * off skipped on the index.
+   */
+  async dueEffects(limit: number, afterId = ""): Promise<LedgerRow[]> {
+    const { rows } = await this.db().raw(
+      `select * from payin_transaction
+       where effect_pending is not null and (next_effect_at is null or next_effect_at <= now())
+         and id > ? and deleted_at is null
+       order by id limit ?`,
+      [afterId, limit]
+    )
+    return rows
+  }
+
+  /** Rows whose effect is pending with fewer than `maxAttempts` failed attempts, due or not (same index). */
   async pendingEffects(limit: number, maxAttempts: number, afterId = ""): Promise<LedgerRow[]> {
     const { rows } = await this.db().raw(
       `select * from payin_transaction
@@ -263,6 +280,20 @@ export class LedgerQueries {
       [maxAttempts, afterId, limit]
     )
     return rows
+  }
+
+  /**
+   * How many pay-ins were asked for on a payment collection in the last `seconds` (every row,
+   * whatever became of it): the provider's cap on creations per cart counts here, so it holds
+   * across Medusa processes. On the payment_collection_id index.
+   */
+  async creationsSince(paymentCollectionId: string, seconds: number): Promise<number> {
+    const { rows } = await this.db().raw(
+      `select count(*)::int as n from payin_transaction
+       where payment_collection_id = ? and deleted_at is null and created_at > now() - (? * interval '1 second')`,
+      [paymentCollectionId, seconds]
+    )
+    return Number(rows[0]?.n ?? 0)
   }
 }
 

@@ -52,3 +52,19 @@ export async function history(
     [generateEntityId(undefined, "payinsc"), row.id, from, to, source, note, tx ? JSON.stringify(tx) : null]
   )
 }
+
+/** The first retry of a failed Medusa effect waits this long; each further failure doubles it … */
+export const EFFECT_RETRY_BASE_SECONDS = 30
+/** … up to this (an effect that keeps failing is retried hourly, for good). */
+export const EFFECT_RETRY_MAX_SECONDS = 3600
+
+/**
+ * Seconds until the next attempt at an effect after its `attempts`-th failure: 30 s, 1, 2, 4 …
+ * minutes, at most an hour, each with ±25 % jitter (failures of one outage are not retried in
+ * one burst). Whatever runs effects (webhooks, lookups, the job) waits for it; "Reconcile now" does not.
+ */
+export function effectRetryDelaySeconds(attempts: number, random: () => number = Math.random): number {
+  const exponent = Math.min(Math.max(attempts, 1) - 1, 16)
+  const base = Math.min(EFFECT_RETRY_MAX_SECONDS, EFFECT_RETRY_BASE_SECONDS * 2 ** exponent)
+  return Math.min(EFFECT_RETRY_MAX_SECONDS, Math.round(base * (0.75 + 0.5 * random())))
+}

@@ -14,7 +14,7 @@ import {
 } from "../../status"
 import type { Db } from "./db"
 import { compareReceived } from "./money"
-import { FLAG_KINDS_SQL, addFlag, history, lockRow } from "./ledger-rows"
+import { FLAG_KINDS_SQL, addFlag, effectRetryDelaySeconds, history, lockRow } from "./ledger-rows"
 import type { PayinTransaction } from "./models"
 
 /** A ledger row as the module stores it (inferred from the model; `amount` as numeric text from SQL). */
@@ -42,6 +42,33 @@ export class ForeignPayinError extends MedusaError {
   constructor(message: string) {
     super(MedusaError.Types.NOT_ALLOWED, message, "payin_foreign")
     this.name = "ForeignPayinError"
+  }
+}
+
+/**
+ * A status names another service transaction than the one the ledger row holds (the row was
+ * claimed by another transaction since it was looked up). Not transient: the apply path resolves
+ * the row again (ends as another row, or a new one flagged `unknown_payin`).
+ */
+export class ServiceIdMismatchError extends MedusaError {
+  constructor(
+    message: string,
+    readonly ledgerId: string,
+    readonly serviceId: string
+  ) {
+    super(MedusaError.Types.CONFLICT, message, "payin_service_id_mismatch")
+    this.name = "ServiceIdMismatchError"
+  }
+}
+
+/**
+ * The runner of a pay-in's effect no longer holds it: another runner claimed the effect since
+ * (its fencing token on the row moved on). It must stop and record nothing as done.
+ */
+export class EffectFencedError extends Error {
+  constructor(ledgerId: string, fence: number) {
+    super(`The effect of ${ledgerId} was claimed by another runner (fence ${fence} is stale)`)
+    this.name = "EffectFencedError"
   }
 }
 
@@ -194,9 +221,10 @@ export class Ledger {
         throw new ForeignPayinError(`Pay-in ${current.id} belongs to ${current.provider_id}, another merchant account`)
       }
       if (current.service_id && current.service_id !== tx.id) {
-        throw new MedusaError(
-          MedusaError.Types.CONFLICT,
-          `Pay-in ${current.id} belongs to service transaction ${current.service_id}, not ${tx.id}`
+        throw new ServiceIdMismatchError(
+          `Pay-in ${current.id} belongs to service transaction ${current.service_id}, not ${tx.id}`,
+          current.id,
+          current.service_id
         )
       }
       const transition = nextStatus(current.status, tx.status, { paid: Boolean(current.paid_at) })
@@ -262,48 +290,127 @@ export class Ledger {
     await this.note(ledgerId, "session_deleted_at", "payment session deleted by Medusa")
   }
 
+  /**
+   * Medusa deleted payment session `sessionId`: recorded only while the pay-in is still attached
+   * to it (a pay-in re-attached to a newer session stays that session's, whichever of the two ran
+   * first; the row lock orders them).
+   */
+  async markSessionDeletedIfCurrent(ledgerId: string, sessionId: string): Promise<boolean> {
+    return this.db().transaction(async (trx) => {
+      const row = await lockRow(trx, ledgerId)
+      if (row.session_id !== sessionId) return false
+      if (row.session_deleted_at) return true
+      await trx.raw("update payin_transaction set session_deleted_at = now(), updated_at = now() where id = ?", [ledgerId])
+      await history(trx, row, row.status, row.status, "store", "payment session deleted by Medusa")
+      return true
+    })
+  }
+
+  /**
+   * Moves a live pay-in to the new payment session `to` (the money path finds its row by service
+   * id and by session id: a payment into it is then captured for `to`, not flagged stray) and
+   * clears `session_deleted_at` (Medusa deletes the old session while it creates the new one).
+   * Only when the row is still attached to the session it was read with (`from`) and
+   * `stillReusable` holds under the row lock; null otherwise.
+   */
+  async reattachSession(
+    ledgerId: string,
+    from: string | null,
+    to: string,
+    stillReusable: (row: LedgerRow) => boolean
+  ): Promise<LedgerRow | null> {
+    return this.db().transaction(async (trx) => {
+      const row = await lockRow(trx, ledgerId)
+      if ((row.session_id ?? null) !== from || !stillReusable(row)) return null
+      const { rows } = await trx.raw(
+        "update payin_transaction set session_id = ?, session_deleted_at = null, updated_at = now() where id = ? returning *",
+        [to, ledgerId]
+      )
+      await history(trx, row, row.status, row.status, "store", `reused for payment session ${to} (was ${from ?? "none"})`)
+      return rows[0] ?? null
+    })
+  }
+
   /** The store ended the pay-in (expired unpaid, order canceled): a late payment is flagged, never attached. */
   async markEndedByStore(ledgerId: string, note: string, ids: { order_id?: string | null; cart_id?: string | null } = {}) {
     await this.link(ledgerId, ids)
     await this.note(ledgerId, "store_canceled_at", note)
   }
 
-  /** The pending effect happened (or is not needed): cleared, with what it did. */
+  /**
+   * Claims the pending effect for one run: moves the row's fencing token (`effect_fence`) on and
+   * answers the row with it, or null when no effect is pending or it is not due yet
+   * (`next_effect_at`; `force` ignores it). Taken under the per-pay-in lock; a runner whose
+   * token is no longer the row's was overtaken and must stop (effectDone/effectFailed refuse it).
+   */
+  async claimEffect(ledgerId: string, { force = false }: { force?: boolean } = {}): Promise<LedgerRow | null> {
+    const { rows } = await this.db().raw(
+      `update payin_transaction set effect_fence = effect_fence + 1
+       where id = ? and deleted_at is null and effect_pending is not null
+         and (?::boolean or next_effect_at is null or next_effect_at <= now())
+       returning *`,
+      [ledgerId, force]
+    )
+    return rows[0] ?? null
+  }
+
+  /** Throws EffectFencedError when another runner claimed the row's effect after the one holding `fence`. */
+  async assertFence(ledgerId: string, fence: number): Promise<void> {
+    const { rows } = await this.db().raw("select effect_fence from payin_transaction where id = ?", [ledgerId])
+    if (!rows[0] || Number(rows[0].effect_fence) !== Number(fence)) {
+      throw new EffectFencedError(ledgerId, fence)
+    }
+  }
+
+  /**
+   * The pending effect happened (or is not needed): cleared, with what it did. With `fence` (the
+   * claim's token) it is refused with EffectFencedError when another runner claimed it since.
+   */
   async effectDone(
     ledgerId: string,
     effect: Effect,
-    done: { captured?: boolean; ended?: boolean; order_id?: string | null; cart_id?: string | null; note?: string }
+    done: { captured?: boolean; ended?: boolean; order_id?: string | null; cart_id?: string | null; note?: string },
+    fence?: number
   ): Promise<void> {
     await this.db().transaction(async (trx) => {
       const row = await lockRow(trx, ledgerId)
+      if (fence !== undefined && Number(row.effect_fence) !== Number(fence)) {
+        throw new EffectFencedError(ledgerId, fence)
+      }
       await trx.raw(
         `update payin_transaction set
            effect_pending = case when effect_pending = ? then null else effect_pending end,
            effect_attempts = case when effect_pending = ? then 0 else effect_attempts end,
+           next_effect_at = case when effect_pending = ? then null else next_effect_at end,
            captured_at = case when ? then coalesce(captured_at, now()) else captured_at end,
            store_canceled_at = case when ? then coalesce(store_canceled_at, now()) else store_canceled_at end,
            order_id = coalesce(order_id, ?), cart_id = coalesce(cart_id, ?), updated_at = now()
          where id = ?`,
-        [effect, effect, Boolean(done.captured), Boolean(done.ended), done.order_id ?? null, done.cart_id ?? null, ledgerId]
+        [effect, effect, effect, Boolean(done.captured), Boolean(done.ended), done.order_id ?? null, done.cart_id ?? null, ledgerId]
       )
       if (done.note) await history(trx, row, row.status, row.status, "store", done.note)
     })
   }
 
   /**
-   * The pending effect failed once more. After `limit` attempts it is flagged for the merchant
-   * (capture_failed / order_cancel_failed); it stays pending, so "Reconcile now" can retry it.
+   * The pending effect failed once more: the next attempt is due after a capped exponential
+   * backoff with jitter (`next_effect_at`, written with the attempt). After `limit` attempts it is
+   * flagged for the merchant (capture_failed / order_cancel_failed); it stays pending and
+   * reconciliation keeps retrying it when due ("Reconcile now" at once). Nothing is counted for a
+   * runner another one overtook (`fence`).
    */
-  async effectFailed(ledgerId: string, effect: Effect, error: string, limit: number): Promise<LedgerNotice[]> {
+  async effectFailed(ledgerId: string, effect: Effect, error: string, limit: number, fence?: number): Promise<LedgerNotice[]> {
     return this.db().transaction(async (trx) => {
       const row = await lockRow(trx, ledgerId)
       if (row.effect_pending !== effect) return []
+      if (fence !== undefined && Number(row.effect_fence) !== Number(fence)) return []
       const attempts = (row.effect_attempts ?? 0) + 1
-      await trx.raw("update payin_transaction set effect_attempts = ?, last_error = ?, updated_at = now() where id = ?", [
-        attempts,
-        error.slice(0, 2000),
-        ledgerId,
-      ])
+      await trx.raw(
+        `update payin_transaction set effect_attempts = ?, last_error = ?,
+           next_effect_at = now() + (? * interval '1 second'), updated_at = now()
+         where id = ?`,
+        [attempts, error.slice(0, 2000), effectRetryDelaySeconds(attempts), ledgerId]
+      )
       if (attempts < limit) return []
       return addFlag(trx, row, effect === "capture" ? "capture_failed" : "order_cancel_failed", { attempts, error })
     })
@@ -320,10 +427,10 @@ export class Ledger {
     })
   }
 
-  /** A pay-in unknown to the store (no row of this instance): kept, flagged, so it is not lost. */
-  async createUnknown(providerId: string, tx: Transaction): Promise<LedgerRow> {
+  /** A pay-in unknown to the store (no row of this instance): kept, flagged (with `details`), so it is not lost. */
+  async createUnknown(providerId: string, tx: Transaction, details: Record<string, unknown> = {}): Promise<LedgerRow> {
     const externalId = tx.extra?.externalTransactionId ?? null
-    const flags = JSON.stringify({ unknown_payin: { at: new Date().toISOString(), external_id: externalId } })
+    const flags = JSON.stringify({ unknown_payin: { at: new Date().toISOString(), external_id: externalId, ...details } })
     const { rows } = await this.db().raw(
       `insert into payin_transaction (id, provider_id, status, amount, raw_amount, currency_code, flags, flag_kinds)
        values (?, ?, 'creating', ?, ?::jsonb, ?, ?::jsonb, ${FLAG_KINDS_SQL("?::jsonb")})
@@ -360,9 +467,10 @@ export class Ledger {
          paid_at = case when ? = 'closed' then coalesce(paid_at, now()) else paid_at end,
          recalculated_at = case when ? = 're_calculation' then now() else recalculated_at end,
          effect_pending = coalesce(?, effect_pending), effect_attempts = case when ?::text is null then effect_attempts else 0 end,
+         next_effect_at = case when ?::text is null then next_effect_at else null end,
          updated_at = now()
        where id = ?`,
-      [to, to, to, effect, effect, row.id]
+      [to, to, to, effect, effect, effect, row.id]
     )
     await history(trx, row, row.status, to, source, note, tx)
   }
@@ -374,9 +482,10 @@ export class Ledger {
       await trx.raw(
         `update payin_transaction set ${column} = now(),
            effect_pending = case when ? and effect_pending = 'cancel_order' then null else effect_pending end,
+           next_effect_at = case when ? and effect_pending = 'cancel_order' then null else next_effect_at end,
            updated_at = now()
          where id = ?`,
-        [column === "store_canceled_at", ledgerId]
+        [column === "store_canceled_at", column === "store_canceled_at", ledgerId]
       )
       await history(trx, row, row.status, row.status, "store", note)
     })

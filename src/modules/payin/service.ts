@@ -91,10 +91,13 @@ class PayinModuleService extends MedusaService({
     return notices.length > 0
   }
 
-  /** The pending effect failed once more; flagged (and the event emitted) after the retry limit. */
-  async effectFailed(ledgerId: string, effect: "capture" | "cancel_order", error: string): Promise<void> {
+  /**
+   * The pending effect failed once more: due again after a backoff; flagged (and the event
+   * emitted) after the retry limit. `fence`: the failed run's claim (nothing counted when overtaken).
+   */
+  async effectFailed(ledgerId: string, effect: "capture" | "cancel_order", error: string, fence?: number): Promise<void> {
     const limit = (await this.settings.plugin()).effectRetryLimit
-    const notices = await this.ledger.effectFailed(ledgerId, effect, error, limit)
+    const notices = await this.ledger.effectFailed(ledgerId, effect, error, limit, fence)
     if (notices.length) {
       await this.emit((await this.ledger.get(ledgerId))!, notices)
     }

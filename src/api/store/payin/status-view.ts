@@ -64,14 +64,15 @@ export type StatusViewContext = {
    * recalculated since (`fiat_amount` then holds the new amount). Null when unknown.
    */
   originalFiatAmount?: string | null
-  /** Attempts after which a pending effect is given up (plugin option effectRetryLimit); unlimited when absent. */
+  /** Attempts after which a pending effect is flagged and the answer final (plugin option effectRetryLimit); unlimited when absent. */
   effectRetryLimit?: number
 }
 
 /**
  * Whether the store still has something to do for this pay-in's order (capture a paid pay-in's
- * payment, cancel an expired one's order) and has not given up: the order's payment status will
- * still change, so the answer is not final yet.
+ * payment, cancel an expired one's order) and has not flagged it for the merchant yet: the
+ * order's payment status will still change soon, so the answer is not final yet. Past
+ * effectRetryLimit attempts the answer is final (reconciliation still retries it, hourly at most).
  */
 export function effectStillPending(row: Pick<StatusRow, "effect_pending" | "effect_attempts">, effectRetryLimit = Infinity): boolean {
   return Boolean(row.effect_pending) && (row.effect_attempts ?? 0) < effectRetryLimit

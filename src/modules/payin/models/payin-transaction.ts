@@ -51,8 +51,15 @@ export const PayinTransaction = model
      * the order), set in the same commit as the status change and cleared when done or flagged.
      */
     effect_pending: model.enum(["capture", "cancel_order"]).nullable(),
-    /** Failed attempts at the pending effect; after the plugin's effectRetryLimit it is flagged. */
+    /** Failed attempts at the pending effect; after the plugin's effectRetryLimit it is flagged (and still retried). */
     effect_attempts: model.number().default(0),
+    /** When the pending effect is due again after a failure (capped exponential backoff); null: due now. */
+    next_effect_at: model.dateTime().nullable(),
+    /**
+     * Fencing token of the pending effect: moved on by each run that claims it (under the
+     * per-pay-in lock); a run whose token is no longer the row's was overtaken and stops.
+     */
+    effect_fence: model.number().default(0),
     /** Exceptions for the merchant: { [flag]: { at, ...details } } (late_payment, stray_payment, ...). */
     flags: model.json().nullable(),
     /**
@@ -87,6 +94,6 @@ export const PayinTransaction = model
     { on: ["paid_at", "id"], where: "paid_at IS NOT NULL" },
     // reconciliation reads the open pay-ins by id without reading the closed ones …
     { name: "IDX_payin_transaction_open_id", on: ["id"], where: `status IN (${OPEN_STATUSES.map((s) => `'${s}'`).join(", ")})` },
-    // … and finds pay-ins whose effect is pending the same way
-    { on: ["effect_attempts", "id"], where: "effect_pending IS NOT NULL" },
+    // … and finds pay-ins whose effect is pending and due the same way (by id, next_effect_at read from the index)
+    { name: "IDX_payin_transaction_effect_due", on: ["id", "next_effect_at"], where: "effect_pending IS NOT NULL" },
   ])

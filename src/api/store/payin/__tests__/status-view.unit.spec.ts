@@ -108,7 +108,7 @@ describe("toStatusView", () => {
     expect(view.requisite?.number).toBe("2202201234567890")
   })
 
-  it("is final only once the store has done what the state asks for the order, or given up on it", () => {
+  it("is final only once the store has done what the state asks for the order, or flagged it for the merchant", () => {
     const closed = { status: "closed", paid_at: NOW }
     // paid, Medusa's capture not done yet: the order's payment status will still change
     expect(toStatusView(row({ ...closed, effect_pending: "capture", effect_attempts: 0 }), { now: NOW, effectRetryLimit: 5 })).toMatchObject({
@@ -116,7 +116,7 @@ describe("toStatusView", () => {
       final: false,
     })
     expect(toStatusView(row({ ...closed, effect_pending: null, effect_attempts: 0 }), { now: NOW, effectRetryLimit: 5 }).final).toBe(true)
-    // given up after effectRetryLimit attempts (flagged capture_failed for the merchant): nothing more will change by itself
+    // flagged capture_failed after effectRetryLimit attempts: the shopper stops waiting (the job still retries it, hourly at most)
     expect(toStatusView(row({ ...closed, effect_pending: "capture", effect_attempts: 5 }), { now: NOW, effectRetryLimit: 5 }).final).toBe(true)
     // expired, its order's cancel pending
     expect(toStatusView(row({ status: "canceled", effect_pending: "cancel_order", effect_attempts: 1 }), { now: NOW, effectRetryLimit: 5 })).toMatchObject({

@@ -82,7 +82,10 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
 /**
  * Looks a not-final pay-in up at the service when it is due (see dueForLookup) and this process
  * has not done so in the last 15 s, through the same apply-path as webhooks; answers the payin
- * as it is afterwards. A service error leaves the payin as it was.
+ * as it is afterwards. A status the lookup finds new has its Medusa effect run once with it, as
+ * a webhook's would; the route never retries an effect (source "store": effectRunOf in apply.ts),
+ * however often it is polled: retries are the reconciliation job's, with backoff. A service error
+ * leaves the payin as it was.
  */
 async function refreshIfDue(scope: MedusaContainer, payin: PayinModuleService, row: LedgerRow): Promise<LedgerRow> {
   const now = new Date()
