@@ -17,6 +17,8 @@ export const PAYIN_ERROR_CODES = [
   "payin_already_paid",
   "payin_amount_mismatch",
   "payin_amount_immutable",
+  /** Too many pay-ins were requested for one payment collection (cart) in a short time. */
+  "payin_too_many_attempts",
 ] as const
 export type PayinErrorCode = (typeof PAYIN_ERROR_CODES)[number]
 

@@ -93,6 +93,20 @@ medusaIntegrationTestRunner({
       expect(JSON.stringify(data)).not.toContain(KEY)
     })
 
+    it("the webhook URL shown to the admin is never chosen by a forwarded header", async () => {
+      const forged = { headers: { ...admin.headers, "x-forwarded-host": "evil.example", "x-forwarded-proto": "https" }, validateStatus: () => true }
+      const settings = await api.get("/admin/payin/settings", forged)
+      const health = await api.get("/admin/payin/webhook-health", forged)
+      const urls = [
+        settings.data.providers.find((p: any) => p.id === "default").webhook_url,
+        health.data.providers.find((p: any) => p.id === "default").webhook_url,
+      ]
+      for (const url of urls) {
+        expect(url).toMatch(/\/hooks\/payin\/default$/)
+        expect(url).not.toContain("evil.example")
+      }
+    })
+
     it("refuses invalid settings with a 400 that names the field, and changes nothing", async () => {
       const cases: [unknown, string][] = [
         [{ baseUrl: "not a url" }, "baseUrl"],

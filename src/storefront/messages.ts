@@ -132,6 +132,7 @@ const EN_ERRORS: Record<string, string> = {
   payin_not_configured: "Bank transfer is not available in this store yet. Please choose another payment method.",
   payin_already_paid: "This order is already paid.",
   payin_amount_mismatch: "The payment could not be started for this amount. Try again or choose another payment method.",
+  payin_too_many_attempts: "Too many attempts to start this payment. Use the payment details you already have, or try again in a few minutes.",
 }
 const RU_ERRORS: Record<string, string> = {
   payin_requisites_unavailable: "Сейчас нет свободных реквизитов для этого банка и способа. Выберите другой банк или способ или попробуйте через минуту.",
@@ -139,6 +140,7 @@ const RU_ERRORS: Record<string, string> = {
   payin_not_configured: "Оплата переводом в этом магазине пока недоступна. Выберите другой способ оплаты.",
   payin_already_paid: "Этот заказ уже оплачен.",
   payin_amount_mismatch: "Не удалось начать оплату на эту сумму. Попробуйте ещё раз или выберите другой способ оплаты.",
+  payin_too_many_attempts: "Слишком много попыток начать оплату. Используйте уже полученные реквизиты или попробуйте через несколько минут.",
 }
 const withCodeText = (text: string, code: string | null) => (code ? `${text} (${code})` : text)
 

@@ -6,6 +6,7 @@ import type { InitiatePaymentInput } from "@medusajs/framework/types"
 import { toFiatAmount } from "./amount"
 import type { parseStorefrontData } from "./storefront-data"
 import { payinError } from "./payin-error"
+import { PAYIN_ERROR_CODES } from "../../error-code"
 
 /** The pay-in request for a session: the exact amount (or a range), the shopper's choices, payer data. */
 export function buildPayInRequest(
@@ -62,29 +63,70 @@ export function amountRange(decimal: string, tolerancePercent: number): { min: n
   return { min: Number(min.toFixed(2)), max: Number(max.toFixed(2)) }
 }
 
-/** A clear error for the storefront (typed, with a code); the merchant-facing detail goes to the log. */
-export function toMedusaError(error: unknown, action: string, providerId: string, logger: { error(m: string): void }): Error {
-  if (MedusaError.isMedusaError(error)) {
+/**
+ * What the shopper is told when starting a payment failed: fixed text per code, never the words
+ * of the service or of the database (they can name tables, SQL, hosts or the merchant's setup).
+ */
+export const SHOPPER_TEXT = {
+  requisites: "No payment requisites are available for this amount right now: try again in a few minutes, or choose another method or bank.",
+  rejected: "The payment service refused this payment. Please choose another payment method, or try again later.",
+  credentials:
+    "Pay-in payments are unavailable right now: the payment service refused the store's credentials. Please choose another payment method.",
+  notResponding: "The payment service is not responding right now. Please try again in a minute.",
+  internal: "The payment could not be started right now. Please try again in a minute, or choose another payment method.",
+} as const
+
+/** `text` with every secret (the API key) replaced, for the log. */
+export function redact(text: string, secrets: readonly (string | null | undefined)[]): string {
+  let out = text
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]")
+  }
+  return out
+}
+
+/** The merchant-facing detail of an error, for the log. */
+function detailOf(error: unknown): string {
+  if (error instanceof PayinServiceError) {
+    const { status, code } = error.details
+    return `${error.message}${status || code ? ` [${[status, code].filter(Boolean).join(" ")}]` : ""}`
+  }
+  return error instanceof Error ? error.message : String(error)
+}
+
+/** One of the plugin's own shopper-facing errors (fixed text with a payin_ code): passed on as is. */
+function isShopperError(error: unknown): error is MedusaError {
+  return MedusaError.isMedusaError(error) && (PAYIN_ERROR_CODES as readonly string[]).includes(String((error as MedusaError).code))
+}
+
+/**
+ * A clear error for the storefront: fixed text with a `payin_*` code (see src/error-code.ts).
+ * The detail (the service's answer, a database error) goes to the log only, with `secrets` (the
+ * API key) redacted from it.
+ */
+export function toMedusaError(
+  error: unknown,
+  action: string,
+  providerId: string,
+  logger: { error(m: string): void },
+  secrets: readonly (string | null | undefined)[] = []
+): Error {
+  if (isShopperError(error)) {
     return error as Error
   }
+  logger.error(`payin (${providerId}): could not ${action}: ${redact(detailOf(error), secrets)}`)
   if (error instanceof PayinServiceError) {
-    logger.error(`payin (${providerId}): could not ${action}: ${error.message}`)
     switch (error.kind) {
       case "requisites_unavailable":
-        return payinError(MedusaError.Types.NOT_ALLOWED, error.message, "payin_requisites_unavailable")
+        return payinError(MedusaError.Types.NOT_ALLOWED, SHOPPER_TEXT.requisites, "payin_requisites_unavailable")
       case "validation":
-        return payinError(MedusaError.Types.INVALID_DATA, `The payment service refused the payment: ${error.message}`, "payin_rejected")
+        return payinError(MedusaError.Types.INVALID_DATA, SHOPPER_TEXT.rejected, "payin_rejected")
       case "unauthorized":
       case "ip_not_whitelisted":
-        return payinError(MedusaError.Types.NOT_ALLOWED, "Pay-in payments are unavailable right now: the payment service refused the store's credentials. " +
-            "Please choose another payment method.", "payin_unavailable")
+        return payinError(MedusaError.Types.NOT_ALLOWED, SHOPPER_TEXT.credentials, "payin_unavailable")
       default:
-        return payinError(MedusaError.Types.NOT_ALLOWED, "The payment service is not responding right now. Please try again in a minute.", "payin_unavailable")
+        return payinError(MedusaError.Types.NOT_ALLOWED, SHOPPER_TEXT.notResponding, "payin_unavailable")
     }
   }
-  logger.error(`payin (${providerId}): could not ${action}: ${String(error)}`)
-  return new MedusaError(
-    MedusaError.Types.UNEXPECTED_STATE,
-    `Could not ${action}: ${error instanceof Error ? error.message : "unknown error"}`
-  )
+  return payinError(MedusaError.Types.UNEXPECTED_STATE, SHOPPER_TEXT.internal, "payin_unavailable")
 }

@@ -38,6 +38,14 @@ import { sameAmount } from "./amount"
 import { payinError } from "./payin-error"
 import { buildPayInRequest, toMedusaError } from "./request"
 import { PayinSessionData, toSessionData } from "./session-data"
+import {
+  CREATION_WINDOW_SECONDS,
+  MAX_CREATIONS_PER_COLLECTION,
+  WantedPayin,
+  isReusable,
+  overCreationCap,
+  reusableCandidates,
+} from "./session-reuse"
 import { CLIENT_CONTEXT_KEY, parseStorefrontData } from "./storefront-data"
 
 type Data = Record<string, unknown>
@@ -118,42 +126,64 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     const options = await this.settings()
     const chosen = parseStorefrontData(data, options)
     const collectionId = (await this.collectionOf(sessionId)) ?? chosen.client.payment_collection_id ?? null
-    if (collectionId && (await this.payin.ledger.ofCollections([collectionId])).some((r) => r.paid_at)) {
+    const siblings = collectionId ? await this.payin.ledger.ofCollections([collectionId]) : []
+    if (siblings.some((r) => r.paid_at)) {
       // the money for this payment collection arrived already: new requisites would take it twice
       throw payinError(MedusaError.Types.NOT_ALLOWED,
         "This order is already paid: no new payment details are needed", "payin_already_paid")
     }
     const { request, fiat, range, currency } = buildPayInRequest(input, chosen, options, sessionId)
-
-    // The ledger row is written while the request is on its way (its insert takes a few ms, the
-    // service tens or hundreds): the store knows every pay-in it asked for. Nothing can happen to a
-    // new pay-in before the shopper sees its requisites, which only this answer carries.
     this.requireConfigured(options)
-    const opening = this.payin.ledger.open({
-      provider_id: this.providerId,
-      session_id: sessionId,
+
+    // The same payment asked for again (the storefront re-created the session, the shopper came
+    // back to checkout): the live pay-in is shown again, re-attached to this session, instead of
+    // holding another trader's requisites.
+    const wanted: WantedPayin = {
+      providerId: this.providerId,
       amount: fiat.decimal,
-      currency_code: input.currency_code.toLowerCase(),
+      currencyCode: input.currency_code.toLowerCase(),
       method: chosen.method ?? null,
       bank: chosen.bank ?? null,
-      payment_collection_id: collectionId,
-    })
-    // a key rotated from the admin on another process: withClient asks once more with it (a 401 created nothing)
-    const creating = this.payin.settings.withClient(this.options_.id, (client) => client.createPayIn(request, sessionId))
-    const [opened, created] = await Promise.allSettled([opening, creating])
-    if (opened.status === "rejected") {
-      // without a ledger row the pay-in would be unknown to the store: refuse it (the shopper
-      // never sees its requisites) and say which one it was
-      const serviceId = created.status === "fulfilled" ? created.value.id : "none"
-      this.logger.error(`payin: could not record the pay-in of ${sessionId} (service id ${serviceId}): ${String(opened.reason)}`)
-      throw toMedusaError(opened.reason, "record the pay-in", this.providerId, this.logger)
     }
-    const row = opened.value
-    if (created.status === "rejected") {
-      await this.recordCreationFailure(row.id, created.reason)
-      throw toMedusaError(created.reason, "create the pay-in", this.providerId, this.logger)
+    const reused = await this.reuseLivePayin(sessionId, siblings, wanted, options)
+    if (reused) {
+      return reused
     }
-    const transaction: Transaction = created.value
+    if (collectionId) {
+      await this.refuseOverCreationCap(collectionId, null)
+    }
+
+    // The ledger row is written before the request is sent: the store knows every pay-in it asked
+    // for. Nothing can happen to a new pay-in before the shopper sees its requisites, which only
+    // this answer carries.
+    let row: { id: string }
+    try {
+      row = await this.payin.ledger.open({
+        provider_id: this.providerId,
+        session_id: sessionId,
+        amount: fiat.decimal,
+        currency_code: wanted.currencyCode,
+        method: chosen.method ?? null,
+        bank: chosen.bank ?? null,
+        payment_collection_id: collectionId,
+      })
+    } catch (error) {
+      // without a ledger row the pay-in would be unknown to the store: nothing is asked for
+      throw toMedusaError(error, `record the pay-in of ${sessionId}`, this.providerId, this.logger, [options.apiKey])
+    }
+    if (collectionId) {
+      // counted again with this row in: concurrent requests of one cart all see each other's rows
+      // by then (at least one of any two does), so a burst cannot get past the cap
+      await this.refuseOverCreationCap(collectionId, row.id)
+    }
+    let transaction: Transaction
+    try {
+      // a key rotated from the admin on another process: withClient asks once more with it (a 401 created nothing)
+      transaction = await this.payin.settings.withClient(this.options_.id, (client) => client.createPayIn(request, sessionId))
+    } catch (error) {
+      await this.recordCreationFailure(row.id, error)
+      throw toMedusaError(error, "create the pay-in", this.providerId, this.logger, [options.apiKey])
+    }
     const sessionData = toSessionData(transaction, { id: row.id, method: chosen.method }, options.paymentWindowSeconds)
     const recorded = await this.payin.ledger.recordCreated(row.id, transaction, new Date(sessionData.expires_at))
     if (recorded) await this.payin.emit(recorded.row, recorded.notices)
@@ -170,8 +200,9 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return {
       id: transaction.id,
       status: "pending",
-      // Medusa stores { ...input.data, ...this }: drop the server-captured client context.
-      data: { ...sessionData, [CLIENT_CONTEXT_KEY]: undefined } as Data,
+      // Medusa stores { ...input.data, ...this }: drop the server-captured client context. The
+      // session's own id is kept in its data: deletePayment tells by it which session is deleted.
+      data: { ...sessionData, session_id: sessionId, [CLIENT_CONTEXT_KEY]: undefined } as Data,
     }
   }
 
@@ -186,14 +217,19 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return { data }
   }
 
-  /** Medusa deleted the session (cart changed or a new session): the pay-in stays tracked. */
+  /**
+   * Medusa deleted the session (cart changed or a new session): the pay-in stays tracked. Medusa
+   * deletes the old sessions of a collection while it creates the new one, so the pay-in may have
+   * been re-attached to the new session (initiatePayment's reuse): then it is not marked.
+   */
   async deletePayment(input: DeletePaymentInput): Promise<DeletePaymentOutput> {
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data).catch(() => null)
     if (row) {
-      await this.payin.ledger
-        .markSessionDeleted(row.id)
-        .catch((e: unknown) => this.logger.warn(`payin: could not record deletion of ${row.id}: ${String(e)}`))
+      const sessionId = typeof data.session_id === "string" ? data.session_id : null
+      // sessions created before their data carried session_id: marked as before
+      const marking = sessionId ? this.payin.ledger.markSessionDeletedIfCurrent(row.id, sessionId) : this.payin.ledger.markSessionDeleted(row.id)
+      await Promise.resolve(marking).catch((e: unknown) => this.logger.warn(`payin: could not record deletion of ${row.id}: ${String(e)}`))
     }
     return { data }
   }
@@ -346,6 +382,59 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
   // -------------------------------------------------------------------------------------------
   // Helpers
   // -------------------------------------------------------------------------------------------
+
+  /**
+   * Re-shows a live pay-in of the collection for the new session `sessionId` (see isReusable),
+   * re-attached to it in the ledger so that its payment is captured for this session. Null when
+   * there is none (or each one changed under the row lock meanwhile).
+   */
+  private async reuseLivePayin(
+    sessionId: string,
+    siblings: LedgerRow[],
+    wanted: WantedPayin,
+    options: PayinProviderOptions
+  ): Promise<InitiatePaymentOutput | null> {
+    for (const candidate of reusableCandidates(siblings, wanted)) {
+      const row = await this.payin.ledger.reattachSession(candidate.id, candidate.session_id ?? null, sessionId, (r) => isReusable(r, wanted))
+      if (!row) continue
+      const tx = row.service_data as unknown as Transaction
+      const expiresAt = row.expires_at instanceof Date ? row.expires_at.toISOString() : new Date(String(row.expires_at)).toISOString()
+      const sessionData = {
+        ...toSessionData(tx, { id: row.id, method: row.method }, options.paymentWindowSeconds),
+        payin_status: row.status,
+        expires_at: expiresAt,
+      }
+      this.logger.info(`payin (${this.providerId}): payment session ${sessionId} shows pay-in ${row.service_id} again (was ${candidate.session_id})`)
+      return {
+        id: row.service_id!,
+        status: "pending",
+        data: { ...sessionData, session_id: sessionId, [CLIENT_CONTEXT_KEY]: undefined } as Data,
+      }
+    }
+    return null
+  }
+
+  /**
+   * Refuses a new pay-in once the collection had MAX_CREATIONS_PER_COLLECTION in the last
+   * CREATION_WINDOW_SECONDS. Before the row is written (`ledgerId` null) nothing is written for a
+   * refused request; after (`ledgerId`), the row counts itself, and a refused one is recorded failed.
+   */
+  private async refuseOverCreationCap(collectionId: string, ledgerId: string | null): Promise<void> {
+    const count = await this.payin.queries.creationsSince(collectionId, CREATION_WINDOW_SECONDS)
+    if (!overCreationCap(count, { including: ledgerId !== null })) {
+      return
+    }
+    const reason = `${count} pay-ins were asked for on payment collection ${collectionId} in the last ${CREATION_WINDOW_SECONDS} s ` +
+      `(at most ${MAX_CREATIONS_PER_COLLECTION})`
+    this.logger.warn(`payin (${this.providerId}): refused a new pay-in: ${reason}`)
+    if (ledgerId) {
+      await this.payin.ledger
+        .recordCreationFailure(ledgerId, `not sent: ${reason}`)
+        .catch((e: unknown) => this.logger.warn(`payin: could not record the refusal on ${ledgerId}: ${String(e)}`))
+    }
+    throw payinError(MedusaError.Types.NOT_ALLOWED,
+      "Too many payment attempts for this cart. Please wait a few minutes, then try again.", "payin_too_many_attempts")
+  }
 
   private async recordCreationFailure(ledgerId: string, error: unknown): Promise<void> {
     const message = error instanceof Error ? error.message : String(error)

@@ -9,6 +9,7 @@ import { type EffectiveProviderSettings, SettingsConflictError } from "../../../
 import { ENCRYPTION_ENV } from "../../../modules/payin/secrets"
 import { SettingsValidationError } from "../../../modules/payin/settings"
 import { invalid, notFound, payinModule } from "../../utils"
+import { webhookBaseUrl } from "../../hooks/payin/webhook-url"
 
 // The generic helpers live in src/api/utils.ts (shared with the store routes); the admin routes
 // keep importing them from here.
@@ -35,13 +36,6 @@ export async function settingsChange<T>(res: MedusaResponse, fn: () => Promise<T
   }
 }
 
-/** The store's public base URL as the admin's browser reached it (proxy headers honoured). */
-export function publicBaseUrl(req: MedusaRequest): string {
-  const proto = (req.get("x-forwarded-proto") ?? req.protocol ?? "http").split(",")[0].trim()
-  const host = (req.get("x-forwarded-host") ?? req.get("host") ?? "localhost").split(",")[0].trim()
-  return `${proto}://${host}`
-}
-
 /** A provider instance for the admin: effective values, where each came from, the key masked. */
 export function providerView(req: MedusaRequest, settings: EffectiveProviderSettings) {
   const { apiKey: _never, id: _id, ...values } = settings.options
@@ -50,7 +44,7 @@ export function providerView(req: MedusaRequest, settings: EffectiveProviderSett
     id: settings.id,
     provider_id: payinProviderId(settings.id),
     webhook_path: webhookPath,
-    webhook_url: `${publicBaseUrl(req)}${webhookPath}`,
+    webhook_url: `${webhookBaseUrl(req)}${webhookPath}`,
     api_key: {
       set: settings.apiKey.set,
       last4: settings.apiKey.last4,

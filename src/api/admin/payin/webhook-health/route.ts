@@ -3,7 +3,8 @@ import { payinProviderId } from "../../../../../medusa-plugin.config"
 import { jobOverdue } from "../../../../modules/payin/job-runs"
 import { RETENTION_JOB } from "../../../../modules/payin/retention"
 import { RECONCILE_JOB } from "../../../../money-path/reconcile"
-import { payinModule, publicBaseUrl } from "../helpers"
+import { webhookBaseUrl } from "../../../hooks/payin/webhook-url"
+import { payinModule } from "../helpers"
 
 /**
  * GET /admin/payin/webhook-health: per instance, deliveries accepted, duplicated, refused and
@@ -19,7 +20,7 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
       return {
         id,
         provider_id: providerId,
-        webhook_url: `${publicBaseUrl(req)}/hooks/payin/${id}`,
+        webhook_url: `${webhookBaseUrl(req)}/hooks/payin/${id}`,
         ...health,
         last_delivery_at: health.last_delivery_at ? new Date(health.last_delivery_at).toISOString() : null,
         last_failure_at: health.last_failure_at ? new Date(health.last_failure_at).toISOString() : null,

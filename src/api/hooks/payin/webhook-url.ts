@@ -1,0 +1,82 @@
+import { isIP } from "net"
+import type { MedusaRequest } from "@medusajs/framework/http"
+import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
+
+/** Shown when the store's public URL is unknown: the admin fills it in (or sets MEDUSA_BACKEND_URL). */
+export const UNKNOWN_BASE_URL = "https://<your-medusa-backend-url>"
+
+type ConfigLike = {
+  admin?: { backendUrl?: string }
+  projectConfig?: { http?: { adminCors?: string; authCors?: string; storeCors?: string } }
+}
+
+/** An absolute http(s) URL without its trailing slash, or null (Medusa's default backendUrl is "/"). */
+function absoluteUrl(value: unknown): URL | null {
+  if (typeof value !== "string" || !/^https?:\/\//i.test(value.trim())) return null
+  try {
+    const url = new URL(value.trim())
+    return url.username || url.password ? null : url
+  } catch {
+    return null
+  }
+}
+
+const withoutSlash = (url: URL) => `${url.origin}${url.pathname.replace(/\/+$/, "")}`
+
+/** A bare `host[:port]` as a Host header carries it (no path, user info or spaces), lower case; else null. */
+function hostOf(header: unknown): string | null {
+  if (typeof header !== "string" || !header || header.length > 255 || /[\s/\\@?#,]/.test(header)) return null
+  try {
+    const url = new URL(`http://${header}`)
+    return url.host === header.toLowerCase() ? url.host : null
+  } catch {
+    return null
+  }
+}
+
+function isLoopback(host: string): boolean {
+  const name = host.replace(/:\d+$/, "").replace(/^\[|\]$/g, "")
+  if (name === "localhost" || name.endsWith(".localhost")) return true
+  if (isIP(name) === 4) return name.startsWith("127.")
+  return name === "::1"
+}
+
+/**
+ * The store's public base URL for the webhook URL the admin copies into the merchant panel.
+ * No request header chooses the host (a forged or proxied `X-Forwarded-Host` would otherwise make
+ * the admin paste an attacker's address, where the service would then send every callback):
+ * 1. Medusa's configured backend URL (`admin.backendUrl`, which `MEDUSA_BACKEND_URL` fills), when absolute;
+ * 2. else the request's own `Host`, only when the store's config names it: an origin of
+ *    `http.adminCors` / `authCors` / `storeCors` with that host (its scheme is used), or a
+ *    loopback host (development; it can only point at the admin's own machine);
+ * 3. else a placeholder the admin replaces.
+ * `X-Forwarded-Host` and `X-Forwarded-Proto` are never read.
+ */
+export function webhookBaseUrl(req: Pick<MedusaRequest, "headers" | "socket"> & { scope?: { resolve(key: string): unknown } }): string {
+  let config: ConfigLike | undefined
+  try {
+    config = req.scope?.resolve(ContainerRegistrationKeys.CONFIG_MODULE) as ConfigLike | undefined
+  } catch {
+    config = undefined
+  }
+  const configured = absoluteUrl(config?.admin?.backendUrl)
+  if (configured) {
+    return withoutSlash(configured)
+  }
+  const host = hostOf(req.headers?.host)
+  if (!host) {
+    return UNKNOWN_BASE_URL
+  }
+  const http = config?.projectConfig?.http ?? {}
+  for (const entry of [http.adminCors, http.authCors, http.storeCors].flatMap((list) => (list ?? "").split(","))) {
+    const origin = absoluteUrl(entry)
+    if (origin && origin.host === host) {
+      return `${origin.protocol}//${host}`
+    }
+  }
+  if (isLoopback(host)) {
+    const encrypted = Boolean((req.socket as { encrypted?: boolean } | undefined)?.encrypted)
+    return `${encrypted ? "https" : "http"}://${host}`
+  }
+  return UNKNOWN_BASE_URL
+}
