@@ -274,7 +274,7 @@ medusaIntegrationTestRunner({
       const lookups: Record<string, number[]> = { service_id: [], session_id: [], payment_collection_id: [] }
       for (let i = 0; i < REQUESTS; i++) {
         const row = (await knex.raw(`select service_id, session_id, payment_collection_id from payin_transaction where id = ?`, [sample.id])).rows[0]
-        lookups.service_id.push(await timeCall(() => payin.ledger.findBy("service_id", row.service_id)))
+        lookups.service_id.push(await timeCall(() => payin.ledger.withServiceId(row.service_id)))
         lookups.session_id.push(await timeCall(() => payin.ledger.findBy("session_id", row.session_id)))
         lookups.payment_collection_id.push(await timeCall(() => payin.ledger.ofCollections([row.payment_collection_id])))
       }

@@ -124,7 +124,7 @@ medusaIntegrationTestRunner({
         expect((await get(`/admin/payin/transactions/${sample.id}`)).status).toBe(200)
         expect((await get(`/admin/payin/orders/${sample.order_id}`)).status).toBe(200)
         // the webhook apply path's lookups
-        await payin().ledger.findBy("service_id", sample.service_id)
+        await payin().ledger.withServiceId(sample.service_id)
         await payin().ledger.findBy("session_id", sample.session_id)
         await payin().ledger.ofCollections([sample.payment_collection_id])
         await payin().ledger.get(sample.id)

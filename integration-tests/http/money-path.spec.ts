@@ -111,6 +111,41 @@ medusaIntegrationTestRunner({
       expect((await order(orderId)).payment_status).toBe("captured")
     })
 
+    it("two merchant accounts whose services issue the same transaction id: each keeps its own pay-in", async () => {
+      const { tx, orderId, session } = await placedOrder()
+      // the second account's service reports its own pay-in under the same id (no session of this store)
+      const theirs = JSON.stringify({ ...sandbox.transaction(tx.id), status: "closed", extra: { externalTransactionId: "their-own-id-42" } })
+      const answer = await postWebhook("second", theirs, SECOND_KEY)
+      expect(answer.status).toBe(200)
+      // kept for the second account, flagged, never lost; the first account's pay-in untouched
+      const rows = await sql(`select provider_id, status, flag_kinds from payin_transaction where service_id = ? order by provider_id`, [tx.id])
+      expect(rows.rows).toEqual([
+        expect.objectContaining({ provider_id: "pp_payin_default", status: "active" }),
+        // paid with no session of this store: flagged for the merchant (unknown, and stray money)
+        expect.objectContaining({ provider_id: "pp_payin_second", status: "closed", flag_kinds: ["stray_payment", "unknown_payin"] }),
+      ])
+      expect((await order(orderId)).payment_status).toBe("awaiting")
+      expect(await paymentsOf(session.id)).toHaveLength(0)
+    })
+
+    it("an old dispute callback delivered after the close: the service is asked, and its current state applied (nothing moves back)", async () => {
+      const { tx, orderId, session } = await placedOrder()
+      await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)
+      await deliver()
+      expect(await row({ session_id: session.id })).toMatchObject({ status: "closed", fiat_amount: tx.fiatAmount })
+      // a dispute callback from before the close (another amount), delivered late and signed
+      const stale = JSON.stringify({ ...sandbox.transaction(tx.id), status: "dispute", fiatAmount: "1700.00" })
+      expect((await postWebhook("default", stale, KEY)).status).toBe(200)
+      const after = await row({ session_id: session.id })
+      expect(after).toMatchObject({ status: "closed", fiat_amount: tx.fiatAmount })
+      expect(after.flags?.dispute_after_payment).toBeUndefined()
+      expect((await order(orderId)).payment_status).toBe("captured")
+      // a real dispute after payment (the service says so) is still recorded and flagged
+      await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/dispute`)
+      await deliver()
+      expect((await row({ session_id: session.id })).flags.dispute_after_payment).toBeDefined()
+    })
+
     it("defect 2: a closed pay-in with another amount than assigned is booked as received and flagged, with no re_calculation seen", async () => {
       const under = await placedOrder()
       const over = await placedOrder()
@@ -346,7 +381,8 @@ medusaIntegrationTestRunner({
         [encrypted]
       )
       sandbox.updateMerchant({ apiKey: ROTATED })
-      const session = await shop.session(cartId, "pp_payin_default")
+      // another cart (the same cart's live pay-in would be shown again, with no request to the service)
+      const session = await shop.session(await shop.cart(), "pp_payin_default")
       expect(payinsOfSession(sandbox, session.id)).toEqual([expect.objectContaining({ status: "active" })])
       await sql(`delete from payin_setting where scope = 'provider:default'`)
       await payin().settings.load(0)

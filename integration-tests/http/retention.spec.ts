@@ -48,7 +48,7 @@ medusaIntegrationTestRunner({
 
     // every test starts from the same rows (tests change them)
     beforeEach(async () => {
-      for (const table of ["payin_webhook_event", "payin_webhook_counter", "payin_status_change", "payin_transaction", "payin_job_run"]) {
+      for (const table of ["payin_webhook_event", "payin_webhook_counter", "payin_webhook_hash", "payin_status_change", "payin_transaction", "payin_job_run"]) {
         await knex().raw(`delete from ${table}`)
       }
       // the scheduled job stays out of these tests (its lock is held); the third test takes it over
@@ -87,8 +87,8 @@ medusaIntegrationTestRunner({
       expect(report).toMatchObject({
         inboxPruned: 7,
         countersPruned: 2,
-        // inbox: 3 + 3 + 1; counters: 2 (fewer than a batch ends each kind)
-        batches: 4,
+        // inbox: 3 + 3 + 1; counters: 2 (fewer than a batch ends each kind); kept hashes: none due
+        batches: 5,
         more: false,
         webhookRetentionDays: 30,
         webhookCounterRetentionDays: 90,
@@ -102,7 +102,24 @@ medusaIntegrationTestRunner({
       expect(await health()).toMatchObject({ rejected: 5, failed: 2 })
 
       // a second run finds nothing more
-      expect(await prunePayinRecords(getContainer(), { batchSize: 3 })).toMatchObject({ inboxPruned: 0, countersPruned: 0, batches: 2 })
+      expect(await prunePayinRecords(getContainer(), { batchSize: 3 })).toMatchObject({ inboxPruned: 0, countersPruned: 0, batches: 3 })
+    })
+
+    it("a callback delivered again after its entry was pruned is still a duplicate: never stored or applied again", async () => {
+      const tx = { id: "svc-pruned-1", status: "dispute", fiatAmount: "1790.00", fiatCurrency: "RUB", extra: {} } as any
+      const first = await payin().inbox.receive(PROVIDER, tx, JSON.stringify(tx))
+      expect(first).toMatchObject({ inserted: true, state: "received" })
+      await payin().inbox.settle(first.id, { ok: true, result: null })
+      await knex().raw(`update payin_webhook_event set applied_at = now() - interval '40 days' where id = ?`, [first.id])
+      expect(await prunePayinRecords(getContainer())).toMatchObject({ inboxPruned: 8 })
+      expect(await count("payin_webhook_hash")).toBe(8)
+      // the same callback again (a service that re-sends old callbacks): acknowledged, nothing stored
+      const again = await payin().inbox.receive(PROVIDER, tx, JSON.stringify(tx))
+      expect(again).toMatchObject({ inserted: false, state: "applied" })
+      expect((await knex().raw(`select count(*)::int as n from payin_webhook_event where service_id = 'svc-pruned-1'`)).rows[0].n).toBe(0)
+      // the kept hashes go with the counters' window
+      await knex().raw(`update payin_webhook_hash set pruned_at = now() - interval '91 days'`)
+      expect(await prunePayinRecords(getContainer())).toMatchObject({ hashesPruned: 8 })
     })
 
     it("takes its windows from the admin over medusa-config: shorter, 0 keeps forever, bad values are 400", async () => {

@@ -59,6 +59,37 @@ export async function startMedusa(
   return { name, url, child, log: () => log, kill }
 }
 
+/**
+ * Runs a medusa CLI command of the test app to completion (`db:migrate`, `exec ./seed/…`) with
+ * `env` (DATABASE_URL names the database); resolves with its output, rejects with it on failure.
+ */
+export function runMedusa(
+  args: string[],
+  env: Record<string, string | undefined>,
+  { timeoutMs = 180_000 }: { timeoutMs?: number } = {}
+): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let log = ""
+    const child = spawn(medusaBin, args, {
+      cwd: appDir,
+      env: { ...process.env, NODE_ENV: "development", MEDUSA_ADMIN_DISABLE: "true", MEDUSA_DISABLE_TELEMETRY: "true", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    })
+    child.stdout!.on("data", (d) => (log += d))
+    child.stderr!.on("data", (d) => (log += d))
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
+    child.on("error", (error) => {
+      clearTimeout(timer)
+      reject(new Error(`medusa ${args.join(" ")}: ${error.message}`))
+    })
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer)
+      if (code === 0) resolve(log)
+      else reject(new Error(`medusa ${args.join(" ")} failed (${signal ?? `exit ${code}`}):\n${log.slice(-4000)}`))
+    })
+  })
+}
+
 /** Runs `fn` over `items` with at most `limit` in flight. */
 export async function pool<T>(items: T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0

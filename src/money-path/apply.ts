@@ -5,6 +5,7 @@ import { ServiceIdMismatchError } from "../modules/payin/ledger"
 import type PayinModuleService from "../modules/payin/service"
 import type { LedgerRow, StatusSource } from "../modules/payin/service"
 import { payinProviderId } from "../provider-id"
+import { isDisputeStatus } from "../status"
 import { followInMedusa } from "./effects"
 import { payinLockOptions, withLock } from "./lock"
 import { pauseForTests } from "./test-pause"
@@ -48,8 +49,9 @@ export type ApplyPayinEventResult = {
  * The one apply function, fed by the webhook route (through the inbox) and by every lookup
  * (reconciliation, "Reconcile now", the store status route). Under a lock per pay-in it records
  * the status on the ledger (the one writer: transition table, history, flags, events, the
- * pending effect in the same commit), then makes Medusa follow (effects.ts). It never calls the
- * service: the transaction is what the caller already holds.
+ * pending effect in the same commit), then makes Medusa follow (effects.ts). It calls the service
+ * only for a callback that would move a paid pay-in back out of `closed` (movesBackFromPaid): that
+ * may be an old callback delivered late, so the service's current state is applied instead.
  *
  * Instances are accounts: a status that came through instance A may only touch a pay-in of A or
  * of an instance configured with the same key and base URL; anything else is a ForeignPayinError
@@ -64,15 +66,25 @@ export async function applyPayinEvent(container: MedusaContainer, input: ApplyPa
   const accepts = (row: LedgerRow) => accounts.has(row.provider_id)
   const effectRun = input.effectRun ?? effectRunOf(input.source)
   const { lockTtlSeconds } = await payin.settings.plugin()
+  let transaction = input.transaction
   for (let attempt = 1; ; attempt++) {
-    const row = await findOrCreateRow(payin, input.instanceId, input.transaction, accepts)
-    await pauseForTests(container, "record", input.transaction.id)
+    const row = await findOrCreateRow(payin, input.instanceId, transaction, accepts)
+    if (input.source === "webhook" && movesBackFromPaid(row, transaction)) {
+      // a callback that would take a paid pay-in back out of `closed` may be an old one delivered
+      // late (a dispute from before the close): the service is asked. Still in a dispute there:
+      // the callback is applied as sent (each step of a real dispute after payment is recorded);
+      // otherwise the service's current state is applied instead. The service unreachable: thrown,
+      // so the inbox retries the callback later.
+      const current = await payin.settings.withClient(input.instanceId, (service) => service.lookUp({ id: transaction.id }))
+      if (current && !isDisputeStatus(current.status)) transaction = current
+    }
+    await pauseForTests(container, "record", transaction.id)
     try {
       return await withLock(
         container,
         `payin:${row.id}`,
         async (hold) => {
-          const { row: current, transition } = await payin.recordStatus(row.id, input.transaction, input.source, accepts)
+          const { row: current, transition } = await payin.recordStatus(row.id, transaction, input.source, accepts)
           // `new`: only an effect this change asked for, never attempted (a retry is reconciliation's)
           const run = effectRun !== "new" || (transition.changed && !Number(current.effect_attempts))
           const outcome = run
@@ -96,6 +108,11 @@ export async function applyPayinEvent(container: MedusaContainer, input: ApplyPa
   }
 }
 
+/** A callback that would take a paid pay-in out of `closed` (into a dispute status). */
+export function movesBackFromPaid(row: Pick<LedgerRow, "status" | "paid_at">, tx: Pick<Transaction, "status">): boolean {
+  return (row.status === "closed" || Boolean(row.paid_at)) && tx.status !== "closed" && isDisputeStatus(tx.status)
+}
+
 /** The ledger row a status is about: by service id, else by the session it was created for, else a new flagged row. */
 async function findOrCreateRow(
   payin: PayinModuleService,
@@ -103,18 +120,25 @@ async function findOrCreateRow(
   tx: Transaction,
   accepts: (row: LedgerRow) => boolean
 ): Promise<LedgerRow> {
-  const byService = await payin.ledger.findBy("service_id", tx.id)
-  if (byService) {
-    return byService // record() refuses it when it is another account's
+  // service ids are unique per merchant account, not across accounts: this account's row first
+  const byService = await payin.ledger.withServiceId(tx.id)
+  const own = byService.find(accepts)
+  if (own) {
+    return own
   }
   const externalId = tx.extra?.externalTransactionId
   let sessionPayin: LedgerRow | null = null
   if (externalId) {
     const bySession = await payin.ledger.findBy("session_id", externalId)
+    if (bySession && !accepts(bySession) && (bySession.service_id === tx.id || !bySession.service_id)) {
+      return bySession // another account's pay-in named by its own session: record() refuses it (foreign_payin)
+    }
     if (bySession && accepts(bySession) && !bySession.service_id) {
       return bySession
     }
     sessionPayin = bySession && accepts(bySession) ? bySession : null
+  } else if (byService.length) {
+    return byService[0] // only another account holds this id and nothing names this account's session: refused
   }
   // A pay-in the store did not create (or whose row is gone): kept, flagged, so it is not lost.
   // Another pay-in for one of the store's sessions gets its own row: the session's keeps its own.

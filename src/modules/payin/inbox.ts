@@ -19,6 +19,9 @@ type DeliveryCounts = {
  */
 export type InboxOutcome = { ok: true; result: unknown } | { ok: false; error: string; permanent?: boolean; reason?: string }
 
+/** The entry id answered for a duplicate of an entry the retention job pruned (its hash is kept). */
+export const PRUNED_ENTRY_ID = "pruned"
+
 /** Hashes of applied callbacks remembered per process, for the duplicate fast path. */
 const APPLIED_CACHE_SIZE = 20_000
 
@@ -53,15 +56,22 @@ export class WebhookInbox {
       this.count(providerId, "duplicates")
       return { id: known, state: "applied", inserted: false }
     }
+    // not stored again when its entry was applied and pruned since (payin_webhook_hash)
     const result = await this.db().raw(
       `insert into payin_webhook_event (id, provider_id, service_id, status, payload_hash, raw_body)
-       values (?, ?, ?, ?, ?, ?)
+       select ?, ?, ?, ?, ?, ?
+       where not exists (select 1 from payin_webhook_hash where provider_id = ? and payload_hash = ? and deleted_at is null)
        on conflict (provider_id, payload_hash) where deleted_at is null
        do update set duplicates = payin_webhook_event.duplicates + 1, updated_at = now()
        returning id, state, (xmax = 0) as inserted`,
-      [generateEntityId(undefined, "payinwh"), providerId, transaction.id, transaction.status, hash, rawBody]
+      [generateEntityId(undefined, "payinwh"), providerId, transaction.id, transaction.status, hash, rawBody, providerId, hash]
     )
-    const row = result.rows[0] as InboxEntry
+    const row = result.rows[0] as InboxEntry | undefined
+    if (!row) {
+      // a delivery of a callback applied and pruned long ago: a duplicate, never applied again
+      this.count(providerId, "duplicates")
+      return { id: PRUNED_ENTRY_ID, state: "applied", inserted: false }
+    }
     this.count(providerId, row.inserted ? "accepted" : "duplicates")
     if (row.state === "applied") {
       this.remember(hash, row.id)
@@ -209,12 +219,32 @@ export class WebhookInbox {
    * inspection. Returns how many were deleted.
    */
   async pruneApplied(days: number, limit: number): Promise<number> {
+    // their hashes are kept (payin_webhook_hash), in the same statement: a delivery of one of them
+    // later is still a duplicate
     const result = await this.db().raw(
       `with doomed as (
          select id from payin_webhook_event
          where state = 'applied' and deleted_at is null and applied_at < now() - (? * interval '1 day')
-         order by applied_at limit ? for update skip locked)
-       delete from payin_webhook_event e using doomed where e.id = doomed.id and e.state = 'applied'`,
+         order by applied_at limit ? for update skip locked),
+       gone as (
+         delete from payin_webhook_event e using doomed where e.id = doomed.id and e.state = 'applied'
+         returning e.provider_id, e.payload_hash),
+       kept as (
+         insert into payin_webhook_hash (id, provider_id, payload_hash, pruned_at)
+         select 'payinwhh_' || md5(provider_id || ':' || payload_hash), provider_id, payload_hash, now() from gone
+         on conflict (provider_id, payload_hash) where deleted_at is null do nothing)
+       select count(*)::int as n from gone`,
+      [days, limit]
+    )
+    return Number(result.rows[0]?.n ?? 0)
+  }
+
+  /** Deletes up to `limit` kept hashes of entries pruned more than `days` days ago. */
+  async pruneHashes(days: number, limit: number): Promise<number> {
+    const result = await this.db().raw(
+      `delete from payin_webhook_hash where id in (
+         select id from payin_webhook_hash where deleted_at is null and pruned_at < now() - (? * interval '1 day')
+         order by pruned_at limit ?)`,
       [days, limit]
     )
     return result.rowCount ?? 0

@@ -86,9 +86,22 @@ export class Ledger {
     return rows[0] ?? null
   }
 
-  async findBy(column: "service_id" | "session_id", value: string): Promise<LedgerRow | null> {
+  /** The row of a Medusa payment session (session ids are unique in the store). */
+  async findBy(column: "session_id", value: string): Promise<LedgerRow | null> {
     const { rows } = await this.db().raw(`select * from payin_transaction where ${column} = ? and deleted_at is null`, [value])
     return rows[0] ?? null
+  }
+
+  /**
+   * The rows holding a service transaction id: one per merchant account at most (two accounts of
+   * two services may issue the same id; an id is unique per provider instance).
+   */
+  async withServiceId(serviceId: string): Promise<LedgerRow[]> {
+    const { rows } = await this.db().raw(
+      "select * from payin_transaction where service_id = ? and deleted_at is null order by created_at, id",
+      [serviceId]
+    )
+    return rows
   }
 
   /** The rows of these payment collections (newest first). */

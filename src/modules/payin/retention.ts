@@ -25,6 +25,8 @@ export type RetentionOptions = {
 export type RetentionReport = {
   inboxPruned: number
   countersPruned: number
+  /** Kept hashes of pruned inbox entries (duplicates stay duplicates) past webhookCounterRetentionDays. */
+  hashesPruned: number
   batches: number
   /** True when the time budget ended the run with rows still due (the next run goes on). */
   more: boolean
@@ -51,6 +53,7 @@ export async function prunePayinRecords(container: MedusaContainer, options: Ret
   const report: RetentionReport = {
     inboxPruned: 0,
     countersPruned: 0,
+    hashesPruned: 0,
     batches: 0,
     more: false,
     webhookRetentionDays: webhookDays,
@@ -71,6 +74,8 @@ export async function prunePayinRecords(container: MedusaContainer, options: Ret
   }
   if (webhookDays > 0) await drain((n) => payin.inbox.pruneApplied(webhookDays, n), (n) => (report.inboxPruned += n))
   if (counterDays > 0) await drain((n) => payin.inbox.pruneCounters(counterDays, n), (n) => (report.countersPruned += n))
+  // the hashes of pruned entries (duplicates stay duplicates) are kept as long as the counters
+  if (counterDays > 0) await drain((n) => payin.inbox.pruneHashes(counterDays, n), (n) => (report.hashesPruned += n))
   report.durationMs = Date.now() - started
   return report
 }

@@ -7,7 +7,16 @@ import { WebhookInbox } from "./inbox"
 import { Ledger, LedgerRow, RecordResult, StatusSource } from "./ledger"
 import { LedgerQueries } from "./ledger-queries"
 import { JobRuns } from "./job-runs"
-import { PayinJobRun, PayinNotification, PayinSetting, PayinStatusChange, PayinTransaction, PayinWebhookCounter, PayinWebhookEvent } from "./models"
+import {
+  PayinJobRun,
+  PayinNotification,
+  PayinSetting,
+  PayinStatusChange,
+  PayinTransaction,
+  PayinWebhookCounter,
+  PayinWebhookEvent,
+  PayinWebhookHash,
+} from "./models"
 import { NotificationLog } from "./notification-log"
 import { PayinPluginOptions, PayinProviderOptionsInput, parsePluginOptions, parseProviderOptions, pluginOptionsSchema } from "./options"
 import type { ConfigSources } from "./settings"
@@ -35,6 +44,7 @@ class PayinModuleService extends MedusaService({
   PayinSetting,
   PayinJobRun,
   PayinNotification,
+  PayinWebhookHash,
 }) {
   readonly ledger: Ledger
   readonly inbox: WebhookInbox

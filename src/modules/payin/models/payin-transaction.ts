@@ -79,7 +79,8 @@ export const PayinTransaction = model
   .indexes([
     // the webhook apply path's lookups (by the service's id, the session, the collection)
     { on: ["session_id"], unique: true, where: "session_id IS NOT NULL" },
-    { on: ["service_id"], unique: true, where: "service_id IS NOT NULL" },
+    // unique per provider instance: two merchant accounts (two services) may issue the same id
+    { on: ["service_id", "provider_id"], unique: true, where: "service_id IS NOT NULL" },
     { on: ["payment_collection_id"], where: "payment_collection_id IS NOT NULL" },
     // the admin's list, newest first, and its keyset (cursor) pages; the export by creation time
     { on: ["created_at", "id"] },

@@ -2,24 +2,25 @@ import { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { PAYIN_MODULE } from "../../../../../medusa-plugin.config"
 import { TransactionSchema } from "../../../../client/schemas"
 import { SignatureCheck, checkWebhookSignature } from "../../../../client/webhook-signature"
-import { receivePayinWebhook } from "../../../../money-path/inbox"
+import { LATE, WEBHOOK_ANSWER_DEADLINE_MS, WEBHOOK_RETRY_AFTER_SECONDS, beforeDeadline, receivePayinWebhookBefore } from "../../../../money-path/inbox"
 import type PayinModuleService from "../../../../modules/payin/service"
 import { payinProviderId } from "../../../../provider-id"
 
 // The service authenticates by signature, not by a Medusa session or key.
 export const AUTHENTICATE = false
 
+/** What GET answers, for every id: nothing about this store's instances or their keys. */
+export const WEBHOOK_GET_ANSWER = {
+  message: "This is a pay-in webhook endpoint: the payment service sends signed status callbacks here with POST.",
+} as const
+
 /**
- * GET /hooks/payin/<id>: tells whether this webhook URL belongs to a configured provider
- * instance (for checking the URL pasted into the merchant panel). No secrets in the answer.
+ * GET /hooks/payin/<id>: the same answer for every <id>, configured or not (it is unauthenticated:
+ * it must not tell anyone which instances exist or which have a key). The admin's settings page
+ * and webhook health show the instances and their URLs.
  */
-export async function GET(req: MedusaRequest, res: MedusaResponse): Promise<void> {
-  const options = await req.scope.resolve<PayinModuleService>(PAYIN_MODULE).settings.providerOptions(req.params.id)
-  if (!options) {
-    res.status(404).json({ code: "unknown_provider", message: `No pay-in provider instance "${req.params.id}" in this store` })
-    return
-  }
-  res.status(200).json({ provider_id: payinProviderId(options.id), configured: Boolean(options.apiKey) })
+export async function GET(_req: MedusaRequest, res: MedusaResponse): Promise<void> {
+  res.status(200).json(WEBHOOK_GET_ANSWER)
 }
 
 const SIGNATURE_ANSWERS: Record<Exclude<SignatureCheck, "ok">, [number, string]> = {
@@ -42,11 +43,24 @@ const SIGNATURE_ANSWERS: Record<Exclude<SignatureCheck, "ok">, [number, string]>
  * | a pay-in of another merchant account (other key) | 403 |
  * | applied, or a duplicate | 200 |
  * | stored, not applied yet (the retry job applies it), or a Medusa effect still pending | 202 |
+ * | not answered within WEBHOOK_ANSWER_DEADLINE_MS (the work goes on; a stored delivery is kept), or not storable | 503, Retry-After |
  */
 export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<void> {
+  // Never hangs on the store's own infrastructure (PostgreSQL, Redis): one deadline for the whole answer.
+  const deadline = Date.now() + WEBHOOK_ANSWER_DEADLINE_MS
+  const later = (code: string, message: string) => {
+    res.setHeader("Retry-After", String(WEBHOOK_RETRY_AFTER_SECONDS))
+    res.status(503).json({ code, message })
+  }
+  const notInTime = () => later("apply_timeout", `Not answered within ${WEBHOOK_ANSWER_DEADLINE_MS} ms; send it again later`)
   const instanceId = req.params.id
   const payin = req.scope.resolve<PayinModuleService>(PAYIN_MODULE)
-  let options = await payin.settings.providerOptions(instanceId)
+  const configured = await beforeDeadline(payin.settings.providerOptions(instanceId), deadline)
+  if (configured === LATE) {
+    notInTime()
+    return
+  }
+  let options = configured
   if (!options) {
     res.status(404).json({ code: "unknown_provider", message: `No pay-in provider instance "${instanceId}" in this store` })
     return
@@ -70,7 +84,11 @@ export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<voi
   if (check === "mismatch") {
     // The key may have been rotated from the admin on another instance: read the settings again
     // (at most once a second) before refusing.
-    const fresh = await payin.settings.providerOptions(instanceId, 1_000)
+    const fresh = await beforeDeadline(payin.settings.providerOptions(instanceId, 1_000), deadline)
+    if (fresh === LATE) {
+      notInTime()
+      return
+    }
     if (fresh?.apiKey && fresh.apiKey !== options.apiKey) {
       options = fresh
       check = checkWebhookSignature(raw, req.headers["x-signature"], fresh.apiKey)
@@ -91,8 +109,14 @@ export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<voi
     return
   }
 
-  const outcome = await receivePayinWebhook(req.scope, providerId, parsed.data, raw.toString("utf8"))
+  const outcome = await receivePayinWebhookBefore(req.scope, providerId, parsed.data, raw.toString("utf8"), deadline)
   switch (outcome.outcome) {
+    case "late":
+      notInTime()
+      return
+    case "unavailable":
+      later("temporarily_unavailable", "The store cannot record this callback right now; send it again later")
+      return
     case "foreign":
       res.status(403).json({ code: "foreign_payin", message: "This transaction belongs to another merchant account" })
       return
