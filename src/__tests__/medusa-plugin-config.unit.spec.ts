@@ -124,9 +124,9 @@ describe("parsePluginOptions", () => {
     expect(() => parsePluginOptions({ pruneBatchSize: 100_000 })).toThrow(/pruneBatchSize must be at most 10000/)
   })
 
-  it("bounds the per-pay-in lock; a webhook waits for a held lock less than its lifetime, at most 10 s", () => {
+  it("bounds the per-pay-in lock; a webhook waits for a held lock less than its lifetime, at most 5 s (within its 8 s answer)", () => {
     expect(() => parsePluginOptions({ lockTtlSeconds: 1 })).toThrow(/lockTtlSeconds must be at least 5/)
-    expect(payinLockOptions(30)).toEqual({ expireSeconds: 30, waitMs: 10_000 })
+    expect(payinLockOptions(30)).toEqual({ expireSeconds: 30, waitMs: 5_000 })
     expect(payinLockOptions(8)).toEqual({ expireSeconds: 8, waitMs: 4_000 })
   })
 })

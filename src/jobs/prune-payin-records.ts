@@ -1,5 +1,6 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { RETENTION_JOB, RETENTION_SCHEDULE, prunePayinRecordsScheduled } from "../modules/payin/retention"
+import { keepScheduled } from "../money-path/schedule-watchdog"
 
 /**
  * Retention: deletes applied webhook-inbox entries and daily webhook counters past their
@@ -8,6 +9,7 @@ import { RETENTION_JOB, RETENTION_SCHEDULE, prunePayinRecordsScheduled } from ".
  * ten minutes, once across all of them (a lock).
  */
 export default async function prunePayinRecordsJob(container: MedusaContainer): Promise<void> {
+  keepScheduled(RETENTION_JOB, container, prunePayinRecordsScheduled, async () => 600)
   await prunePayinRecordsScheduled(container)
 }
 

@@ -1,6 +1,7 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { RECONCILE_TICK_SECONDS } from "../modules/payin/options"
 import { RECONCILE_JOB, reconcilePayinsScheduled } from "../money-path/reconcile"
+import { keepScheduled } from "../money-path/schedule-watchdog"
 
 /**
  * Looks up unfinished pay-ins, retries pending Medusa effects and unapplied webhooks. Medusa runs
@@ -10,6 +11,7 @@ import { RECONCILE_JOB, reconcilePayinsScheduled } from "../money-path/reconcile
  * processes, whatever the workflow engine.
  */
 export default async function reconcilePayinsJob(container: MedusaContainer): Promise<void> {
+  keepScheduled(RECONCILE_JOB, container, reconcilePayinsScheduled, async (payin) => (await payin.settings.plugin()).reconcileIntervalSeconds)
   await reconcilePayinsScheduled(container)
 }
 

@@ -223,8 +223,23 @@ async function announce(
 ): Promise<void> {
   try {
     if (!(await when())) return
-    await payin.emit((await payin.ledger.get(row.id)) ?? row, [await notice()])
+    const announced = await notice()
+    await owedNotification(payin, row, announced)
+    await payin.emit((await payin.ledger.get(row.id)) ?? row, [announced])
   } catch (error) {
     container.resolve("logger").warn(`payin: could not announce the effect of ${row.id}: ${errorMessage(error)}`)
   }
+}
+
+/**
+ * The shopper notification an effect makes due (paid, expired), recorded before the event goes
+ * out: if the event is lost (the event bus down), the notification retry job still finds it and
+ * decides it afresh. Only for an instance with notifications on.
+ */
+async function owedNotification(payin: PayinModuleService, row: LedgerRow, notice: LedgerNotice): Promise<void> {
+  if (notice.kind !== "captured" && notice.kind !== "expired") return
+  const instanceId = instanceIdOf(row.provider_id)
+  if (!notice.order_id || !instanceId) return
+  if (!(await payin.settings.providerOptions(instanceId))?.notifications.enabled) return
+  await payin.notifications.due(notice.order_id, notice.kind === "captured" ? "paid" : "expired", row.id, `payin.${notice.kind}`)
 }

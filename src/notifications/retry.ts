@@ -64,8 +64,9 @@ export async function retryDueNotificationsScheduled(container: MedusaContainer)
     const report = await retryDueNotifications(container)
     if (report.due) {
       logger.info(`payin: notifications retried: ${report.sent} sent, ${report.failed} failed again, ${report.skipped} no longer due`)
-      await container.resolve<PayinModuleService>(PAYIN_MODULE).jobs.record(NOTIFICATION_RETRY_JOB, report)
     }
+    // every run is recorded: the admin and the schedule watchdog read when it last ran
+    await container.resolve<PayinModuleService>(PAYIN_MODULE).jobs.record(NOTIFICATION_RETRY_JOB, report)
     return report
   } catch (error) {
     logger.warn(`payin: the notification retry run stopped: ${errorMessage(error)}`)

@@ -28,6 +28,9 @@ export type PayinModuleOptions = Partial<PayinPluginOptions> & {
   sources?: { plugin?: ConfigSources; providers?: Record<string, ConfigSources> }
 }
 
+/** How long a ledger write's events may take to hand to the event bus before the write goes on (logged). */
+const EMIT_TIMEOUT_MS = 3_000
+
 type EventBus = { emit(message: { name: string; data: unknown }[] | { name: string; data: unknown }): Promise<void> }
 
 /**
@@ -117,7 +120,15 @@ class PayinModuleService extends MedusaService({
     const events = eventsOf(row, notices)
     if (!events.length) return
     try {
-      await (this.cradle_[Modules.EVENT_BUS] as EventBus).emit(events)
+      // bounded: with the Redis event bus and Redis down, emit waits for Redis without a limit
+      const emitting = (this.cradle_[Modules.EVENT_BUS] as EventBus).emit(events)
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer from the event bus within ${EMIT_TIMEOUT_MS} ms`)), EMIT_TIMEOUT_MS)
+        timer.unref?.()
+      })
+      emitting.catch(() => undefined) // a late failure is logged below, or not at all once timed out
+      await Promise.race([emitting, late]).finally(() => clearTimeout(timer))
     } catch (error) {
       ;(this.cradle_[ContainerRegistrationKeys.LOGGER] as { warn(m: string): void } | undefined)?.warn(
         `payin: could not emit ${events.map((e) => e.name).join(", ")}: ${error instanceof Error ? error.message : String(error)}`
