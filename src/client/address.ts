@@ -1,5 +1,19 @@
-import { LookupAddress, LookupOptions, lookup as dnsLookup } from "dns"
-import { LookupFunction, isIP } from "net"
+import { lookup as dnsLookup } from "dns"
+import { isIP } from "net"
+
+// Node's lookup shapes, restated here so the shipped declarations name no Node module (a store's
+// type check resolves them without @types/node's ambient modules).
+type LookupAddress = { address: string; family: number }
+type LookupOptions = { all?: boolean; family?: number | string; hints?: number; order?: string; verbatim?: boolean }
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
+/** A `lookup` as net/tls.connect take it. */
+export type GuardedLookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => void
+/** A resolver in dns.lookup's shape, asked for every address (`all: true`). */
+export type AllAddressesLookup = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void
+) => void
 
 /**
  * Which hosts a base URL typed in the admin may point at: none of this machine's, the private
@@ -173,13 +187,12 @@ export class RefusedAddressError extends Error {
  * A `lookup` for net/tls.connect that refuses the connection when the name resolves to a refused
  * address: the check made when the URL was typed holds for the address actually connected to.
  */
-export const guardedLookup: LookupFunction = makeGuardedLookup(dnsLookup)
+export const guardedLookup: GuardedLookup = makeGuardedLookup(dnsLookup as unknown as AllAddressesLookup)
 
 /** guardedLookup over another resolver (tests). */
-export function makeGuardedLookup(lookup: typeof dnsLookup): LookupFunction {
-  return (hostname, options: LookupOptions, callback) => {
-    const fail = (error: NodeJS.ErrnoException) =>
-      (callback as (e: NodeJS.ErrnoException, a: string | LookupAddress[]) => void)(error, options?.all ? [] : "")
+export function makeGuardedLookup(lookup: AllAddressesLookup): GuardedLookup {
+  return (hostname, options, callback) => {
+    const fail = (error: NodeJS.ErrnoException) => callback(error, options?.all ? [] : "")
     const byName = refusedHostName(hostname)
     if (byName) {
       fail(new RefusedAddressError(byName))
@@ -191,7 +204,7 @@ export function makeGuardedLookup(lookup: typeof dnsLookup): LookupFunction {
       if (refused || !addresses.length) {
         return fail(new RefusedAddressError(refused ? `${hostname} resolves to ${refused.address}` : `${hostname} resolves to nothing`))
       }
-      if (options?.all) (callback as (e: null, a: LookupAddress[]) => void)(null, addresses)
+      if (options?.all) callback(null, addresses)
       else callback(null, addresses[0].address, addresses[0].family)
     })
   }
