@@ -49,6 +49,12 @@ if (type === "unit") {
     globalSetup: "<rootDir>/integration-tests/support/global-setup.mjs",
     globalTeardown: "<rootDir>/integration-tests/support/global-teardown.mjs",
     testTimeout: 180000,
+    // One spec file at a time (each boots Medusa, some start more processes), in a worker that is
+    // replaced once it holds more than 1.5 GB after a file: every Medusa boot leaves memory behind,
+    // and one process running all the files spent most of its time collecting garbage (then ran
+    // out of heap at 4 GB after 45 files).
+    maxWorkers: 1,
+    workerIdleMemoryLimit: "1.5GB",
   }
 } else if (type === "bench") {
   module.exports = {

@@ -1,14 +1,15 @@
 // A test-only notification provider for the "flaky" channel (registered by the test app's config
-// when PAYIN_TEST_FLAKY_NOTIFICATIONS=true): it fails while `flakyNotifications.failuresLeft` is
-// above zero, then sends, and remembers what it sent. The specs run Medusa in their own process
-// (inApp), so they read and set the same object.
+// when PAYIN_TEST_FLAKY_NOTIFICATIONS=true): each order's first `flakyNotifications.failFirst`
+// attempts fail, later ones send; every attempt and every message sent is remembered with its
+// order, so a spec counts its own order's attempts (a previous test's late event cannot skew it).
+// The specs run Medusa in their own process (inApp), so they read and set the same object.
 import { AbstractNotificationProviderService, ModuleProvider, Modules } from "@medusajs/framework/utils"
 
 type Sent = { to: string; template: string; order_id: unknown }
 
-export const flakyNotifications: { failuresLeft: number; attempts: number; sent: Sent[] } = ((globalThis as any).__payinFlakyNotifications ??= {
-  failuresLeft: 0,
-  attempts: 0,
+export const flakyNotifications: { failFirst: number; attempted: Sent[]; sent: Sent[] } = ((globalThis as any).__payinFlakyNotifications ??= {
+  failFirst: 0,
+  attempted: [],
   sent: [],
 })
 
@@ -20,12 +21,12 @@ class FlakyNotificationService extends AbstractNotificationProviderService {
   }
 
   override async send(notification: { to: string; template: string; data?: Record<string, unknown> | null }): Promise<{ id: string }> {
-    flakyNotifications.attempts++
-    if (flakyNotifications.failuresLeft > 0) {
-      flakyNotifications.failuresLeft--
+    const attempt = { to: notification.to, template: notification.template, order_id: notification.data?.order_id }
+    flakyNotifications.attempted.push(attempt)
+    if (flakyNotifications.attempted.filter((a) => a.order_id === attempt.order_id).length <= flakyNotifications.failFirst) {
       throw new Error("the test provider is down")
     }
-    flakyNotifications.sent.push({ to: notification.to, template: notification.template, order_id: notification.data?.order_id })
+    flakyNotifications.sent.push(attempt)
     return { id: `flaky_${flakyNotifications.sent.length}` }
   }
 }
