@@ -31,7 +31,6 @@ import { fillHistory, fillInbox } from "../support/inbox-fill"
 import { prunePayinRecords } from "../../src/modules/payin/retention"
 import type { RunningSandbox } from "../../src/sandbox"
 import { sandboxForApp } from "../support/sandbox"
-import { pluginMigrations, runMigration } from "../support/migrations"
 import { recordLines } from "./record"
 
 jest.setTimeout(3_600_000)
@@ -364,21 +363,6 @@ medusaIntegrationTestRunner({
           `${pruned.batches} batches of ${(await payin.settings.plugin()).pruneBatchSize} in ${pruneSeconds.toFixed(1)} s ` +
           `(${Math.round(pruned.inboxPruned / pruneSeconds).toLocaleString("en")} entries/s; ${(pruneSeconds * 1000 / pruned.batches).toFixed(0)} ms per batch on average)`
       )
-
-      // ------------------------------------------------------------------------------------------
-      // The migrations at this size: every migration after the first (which creates empty tables)
-      // taken down, then each one up again, timed, on the filled ledger and history (README: how
-      // long an upgrade of a store with a million pay-ins takes, and what it locks).
-      // ------------------------------------------------------------------------------------------
-      const migrations = pluginMigrations().slice(1)
-      for (const m of [...migrations].reverse()) await runMigration(knex, m, "down")
-      const migrationTimes: string[] = []
-      for (const m of migrations) {
-        const t = performance.now()
-        await runMigration(knex, m, "up")
-        migrationTimes.push(`${m.name} ${((performance.now() - t) / 1000).toFixed(1)} s`)
-      }
-      log(`migrations over ${(ROWS + PENDING).toLocaleString("en")} pay-ins and ${sizePayins.toLocaleString("en")} pay-ins' history, each up after its down: ${migrationTimes.join(", ")}`)
 
       log(`(load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(", ")} on ${os.cpus().length} cores)`)
       recordLines(["", "ledger at scale", ...lines])

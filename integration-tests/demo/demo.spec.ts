@@ -321,7 +321,13 @@ try { await fetch("http://127.0.0.1:4190/") } catch (error) { console.log(descri
     try {
       const ledger = await client.query("select count(*)::int as n from payin_transaction")
       expect(ledger.rows[0].n).toBeGreaterThanOrEqual(8)
-      const paid = await client.query("select status, captured_at from payin_transaction where order_id = $1", [orderId])
+      // the ledger records the capture right after Medusa's capture (payment_status above) is committed
+      const paidRow = async () => (await client.query("select status, captured_at from payin_transaction where order_id = $1", [orderId])).rows
+      let paid = { rows: await paidRow() }
+      for (const deadline = Date.now() + 10_000; !paid.rows[0]?.captured_at && Date.now() < deadline; ) {
+        await new Promise((r) => setTimeout(r, 100))
+        paid = { rows: await paidRow() }
+      }
       expect(paid.rows).toHaveLength(1)
       expect(paid.rows[0].status).toBe("closed")
       expect(paid.rows[0].captured_at).not.toBeNull()
