@@ -1,11 +1,13 @@
-// The Next.js 15 storefront of integration-tests/storefront-next (shaped like Medusa's
-// nextjs-starter-medusa) against the plugin's test app, in Debian's Chromium: copied to a temporary
-// folder, installed with the storefront kit from its packed tarball (`npm pack .medusa/storefront`,
-// so `npm run build` first), built with `next build`, served with `next start`, and type-checked
-// strictly (the starter's moduleResolution "node", and "bundler"). A shopper then buys, pays on the
-// sandbox's hosted Payment Page and comes back through the app's return route; pays before the
-// order exists (the return route places it); meets `payin_requisites_unavailable`; and lets the
-// payment window end. Each phase's time is printed at the end.
+// The Next.js 15 storefront of integration-tests/storefront-next (a trimmed copy of Medusa's
+// dtc-starter storefront, using the kit exactly as src/storefront/guides/dtc-starter.patch does:
+// the same components, server helpers and test ids) against the plugin's test app, in Debian's
+// Chromium: copied to a temporary folder, installed with the storefront kit from its packed
+// tarball (`npm pack .medusa/storefront`, so `npm run build` first), built with `next build`,
+// served with `next start`, and type-checked strictly (the starter's moduleResolution "node", and
+// "bundler"). A shopper then buys, pays on the sandbox's hosted Payment Page and comes back
+// through the app's return route; pays before the order exists (the return route places it);
+// meets `payin_requisites_unavailable`; and lets the payment window end; the order page's
+// heading follows each outcome. Each phase's time is printed at the end.
 import { ChildProcess, spawn } from "child_process"
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs"
 import os from "os"
@@ -162,7 +164,7 @@ medusaIntegrationTestRunner({
         phases.push(["waiting for the install after Medusa was up", (Date.now() - waited) / 1000])
 
         // NEXT_PUBLIC_ variables are inlined by `next build`: the key must be known now
-        const env = childEnv({ NODE_ENV: "production", MEDUSA_BACKEND_URL: backendUrl, NEXT_PUBLIC_MEDUSA_PUBLISHABLE_KEY: publishableKey })
+        const env = childEnv({ NODE_ENV: "production", NEXT_PUBLIC_MEDUSA_BACKEND_URL: backendUrl, NEXT_PUBLIC_MEDUSA_PUBLISHABLE_KEY: publishableKey })
         const nextBin = path.join(app, "node_modules", ".bin", "next")
         await timed("next build", () => run(nextBin, ["build"], env))
         typeChecks = typeCheck()
@@ -272,6 +274,15 @@ medusaIntegrationTestRunner({
         await page.getByTestId("submit-order-button").waitFor()
       }
 
+      /** The kit's instructions (test id `payin-instructions`) in this state. */
+      const instructions = (page: Page, state: string) => page.locator(`[data-testid="payin-instructions"][data-state="${state}"]`).waitFor()
+      /** The order page heading's lines (test id `payin-order-heading`) once they say this outcome. */
+      async function heading(page: Page, outcome: string): Promise<string> {
+        const lines = page.locator(`[data-testid="payin-order-heading"][data-outcome="${outcome}"]`)
+        await lines.waitFor()
+        return (await lines.textContent())!
+      }
+
       const orderIdOf = (page: Page) => /\/order\/(order_\w+)\/confirmed$/.exec(new URL(page.url()).pathname)![1]
       const returned = (visited: string[], cartId: string) =>
         visited.some((url) => url === `${storefrontUrl}/ru/payin-return?cart_id=${cartId}`)
@@ -292,20 +303,24 @@ medusaIntegrationTestRunner({
 
           // the instructions are in the server's HTML (initial from the kit's client, server-side)
           const html = await (await fetch(page.url())).text()
-          expect(html).toMatch(/data-payin="instructions"[^>]*data-state="awaiting_payment"/)
-          await page.locator('[data-payin="instructions"][data-state="awaiting_payment"]').waitFor()
+          expect(html).toMatch(/data-testid="payin-instructions"[^>]*data-state="awaiting_payment"/)
+          expect(html).toMatch(/data-testid="payin-order-heading" data-outcome="awaiting"/)
+          await instructions(page, "awaiting_payment")
+          expect(await heading(page, "awaiting")).toBe("Thank you!Your order was placed and awaits your payment.")
+          expect(await page.getByTestId("payin-instructions-status").getAttribute("data-state")).toBe("awaiting_payment")
           const { payin, order } = await status(`order_id=${orderId}`)
           expect(order).toMatchObject({ id: orderId, payment_status: "awaiting" })
           expect(payin).toMatchObject({ state: "awaiting_payment", bank: "sberbank", method: "card", amount: "1790.00", currency: "RUB" })
           expect(await page.locator('[data-payin="amount"]').textContent()).toContain("1,790.00")
           expect((await page.locator('[data-payin="requisite"]').textContent())!.replace(/\D/g, "")).toBe(payin!.requisite!.number)
 
-          await page.locator('[data-payin="page-link"]').click()
+          await page.getByTestId("payin-instructions").getByTestId("payin-payment-page-link").click()
           await page.waitForURL((url) => url.href.startsWith(sandbox.url))
           await page.locator("#paid").click()
           await page.waitForURL(new RegExp(`/ru/order/${orderId}/confirmed$`))
           expect(returned(visited, cartId)).toBe(true)
-          await page.locator('[data-payin="instructions"][data-state="paid"]').waitFor()
+          await instructions(page, "paid")
+          expect(await heading(page, "paid")).toBe("Thank you!Your order was placed and paid.")
           expect(await page.locator('[data-payin="requisite"]').count()).toBe(0)
           await eventually("the order captured", async () => (await status(`order_id=${orderId}`)).order?.payment_status === "captured", 30_000)
         })
@@ -338,7 +353,8 @@ medusaIntegrationTestRunner({
 
           // the service's callback arrives: the open page turns to paid by itself
           await control("POST", `/_sandbox/transactions/${placed.payin!.payin_id}/webhook`)
-          await page.locator('[data-payin="instructions"][data-state="paid"]').waitFor()
+          await instructions(page, "paid")
+          await heading(page, "paid") // the heading follows the instructions' poll
           await eventually("the order captured", async () => (await status(`order_id=${orderId}`)).order?.payment_status === "captured", 30_000)
         })
       })
@@ -372,16 +388,20 @@ medusaIntegrationTestRunner({
           await page.getByTestId("submit-order-button").click()
           await page.waitForURL(/\/ru\/order\/order_\w+\/confirmed$/)
           const orderId = orderIdOf(page)
-          await page.locator('[data-payin="instructions"][data-state="awaiting_payment"]').waitFor()
+          await instructions(page, "awaiting_payment")
           const { payin } = await status(`order_id=${orderId}`)
 
           await control("POST", `/_sandbox/transactions/${payin!.payin_id}/expire`)
-          await page.locator('[data-payin="instructions"][data-state="expired"]').waitFor()
+          await instructions(page, "expired")
+          expect(await heading(page, "unpaid")).toMatch(/^Your order was not paid\.The payment window ended before a payment arrived\./)
           expect(await page.locator('[data-payin="requisite"]').count()).toBe(0)
           await eventually("the order canceled", async () => (await status(`order_id=${orderId}`)).order?.status === "canceled", 30_000)
           await page.reload()
-          await page.locator('[data-payin="instructions"][data-state="expired"]').waitFor()
-          expect(await page.locator('[data-payin="page-link"]').count()).toBe(0)
+          await instructions(page, "expired")
+          expect(await heading(page, "unpaid")).toBe(
+            "Your order was not paid.The payment window ended before a payment arrived. The order was canceled."
+          )
+          expect(await page.getByTestId("payin-payment-page-link").count()).toBe(0)
         })
       })
 

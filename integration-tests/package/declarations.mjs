@@ -5,7 +5,8 @@
 //   dependency of @medusajs/framework, not of this plugin: under pnpm a store cannot resolve it);
 //   @medusajs/framework (a peer dependency) re-exports the same types as "@medusajs/framework/types";
 // - every other package a declaration imports must be a dependency, a peer dependency or a
-//   Node.js built-in.
+//   Node.js built-in; under src/sandbox (shipped only in the sandbox package, see
+//   sandbox-package.mjs), a dependency of src/sandbox/package.json too.
 import { readdirSync, readFileSync, writeFileSync } from "fs"
 import { builtinModules } from "module"
 import path from "path"
@@ -15,6 +16,9 @@ const root = fileURLToPath(new URL("../..", import.meta.url))
 const out = path.join(root, ".medusa", "server")
 const pkg = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8"))
 const allowed = new Set([...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.peerDependencies ?? {}), ...builtinModules])
+const sandbox = JSON.parse(readFileSync(path.join(root, "src", "sandbox", "package.json"), "utf8"))
+const allowedInSandbox = new Set([...allowed, ...Object.keys(sandbox.dependencies ?? {})])
+const sandboxDir = path.join(out, "src", "sandbox") + path.sep
 
 const packageOf = (specifier) => {
   const bare = specifier.replace(/^node:/, "")
@@ -32,7 +36,7 @@ for (const entry of readdirSync(out, { recursive: true })) {
   const text = before.replace(/(["'])@medusajs\/types\1/g, "$1@medusajs/framework/types$1")
   if (text !== before) writeFileSync(file, text)
   for (const [, specifier] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|reference\s+types=)["']([^"']+)["']/g)) {
-    if (!specifier.startsWith(".") && !allowed.has(packageOf(specifier))) {
+    if (!specifier.startsWith(".") && !(file.startsWith(sandboxDir) ? allowedInSandbox : allowed).has(packageOf(specifier))) {
       problems.push(`${path.relative(root, file)} imports "${specifier}", which is not a dependency or peer dependency`)
     }
   }

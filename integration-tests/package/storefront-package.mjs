@@ -4,12 +4,13 @@
 // only, not the plugin's server dependencies (zod, undici, hono).
 //
 // The package is defined by src/storefront/package.json (name, entries, dependencies) and
-// src/storefront/README.md. Its files are the ones `medusa plugin:build` and the declaration pass
-// already wrote to .medusa/server (the same files `medusa-plugin-payin/storefront` serves):
-// the closure of relative requires from the two entries, kept at their relative paths under lib/.
+// src/storefront/README.md, and it ships src/storefront/guides/*.patch under guides/. Its files
+// are the ones `medusa plugin:build` and the declaration pass already wrote to .medusa/server
+// (the same files `medusa-plugin-payin/storefront` serves): the closure of relative requires from
+// the two entries, kept at their relative paths under lib/.
 // The build fails when a shipped file requires a package the kit does not declare, or when the
 // kit's shared ranges drift from the plugin's own package.json.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "fs"
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "fs"
 import { builtinModules } from "module"
 import path from "path"
 import { fileURLToPath } from "url"
@@ -92,7 +93,14 @@ for (const file of files) {
 const { name, description, ...rest } = manifest
 writeFileSync(
   path.join(out, "package.json"),
-  `${JSON.stringify({ name, version: plugin.version, description, ...rest, files: ["lib", "README.md"] }, null, 2)}\n`
+  `${JSON.stringify({ name, version: plugin.version, description, ...rest, files: ["lib", "guides", "README.md"] }, null, 2)}\n`
 )
 copyFileSync(path.join(root, "src", "storefront", "README.md"), path.join(out, "README.md"))
+// The storefront guides' patches (README.md's diff blocks, one file per starter), for
+// `git apply node_modules/medusa-plugin-payin-storefront/guides/<starter>.patch`.
+const guides = path.join(root, "src", "storefront", "guides")
+mkdirSync(path.join(out, "guides"), { recursive: true })
+for (const file of readdirSync(guides).filter((f) => f.endsWith(".patch"))) {
+  copyFileSync(path.join(guides, file), path.join(out, "guides", file))
+}
 console.log(`storefront package: ${name}@${plugin.version} in ${path.relative(root, out)} (${files.size} files)`)

@@ -1,6 +1,6 @@
 // The published types as a TypeScript store or storefront gets them: `npm pack` the built plugin
-// (npm test builds first; `npm run build` emits the .d.ts next to the JS), install the tarball into
-// a throw-away project and compile small consumers of every public subpath with the repository's
+// and the sandbox package (npm test builds first; `npm run build` emits the .d.ts next to the JS
+// and assembles .medusa/sandbox), install the tarballs into a throw-away project and compile small consumers of every public subpath with the repository's
 // own TypeScript under `strict`, for the three module resolutions in use:
 // - "node" + commonjs: Medusa's Next.js starter (resolved through `typesVersions`);
 // - "node16" + node16: a Medusa store's medusa-config.ts, custom routes and jobs (CommonJS, and an
@@ -11,7 +11,7 @@
 // errors. A deliberately broken consumer must fail with exactly its errors.
 //
 // skipLibCheck: false for the storefront-side subpaths (status, storefront, storefront/react,
-// provider-id, client, sandbox) under "node" and "node16", so the shipped declarations themselves
+// provider-id, client, and the sandbox package) under "node" and "node16", so the shipped declarations themselves
 // are type-checked there; under "bundler" (the most lenient) everything is one skipLibCheck: true
 // program, which keeps the spec at about half a minute of CPU.
 // The server-side subpaths (config, money-path, workflows, modules/*, providers/*) are compiled
@@ -111,9 +111,9 @@ export function Checkout() {
 }
 `
 
-/** Node.js tools: the service client and the sandbox (e.g. in a store's own tests). */
+/** Node.js tools: the service client and the sandbox package (e.g. in a store's own tests). */
 const NODE_TS = `import { PayinClient, PayinServiceError, PAYIN_METHODS, sign, type Transaction } from "medusa-plugin-payin/client"
-import { startSandbox, BANKS, type RunningSandbox, type SandboxOptions } from "medusa-plugin-payin/sandbox"
+import { startSandbox, BANKS, type RunningSandbox, type SandboxOptions } from "medusa-plugin-payin-sandbox"
 
 const client = new PayinClient({ baseUrl: "https://pay.example", apiKey: "secret-key", timeoutMs: 5_000 })
 // @ts-expect-error apiKey is required
@@ -281,9 +281,17 @@ beforeAll(() => {
   pluginDir = path.join(dir, "node_modules", "medusa-plugin-payin")
   mkdirSync(pluginDir, { recursive: true })
   execFileSync("tar", ["-xzf", path.join(dir, packed), "-C", pluginDir, "--strip-components=1"])
+  // The sandbox is its own package (medusa-plugin-payin-sandbox, assembled in .medusa/sandbox).
+  const sandboxPacked = execFileSync("npm", ["pack", "--silent", "--pack-destination", dir, path.join(root, ".medusa", "sandbox")], { cwd: root, encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .pop()!
+  const sandboxDir = path.join(dir, "node_modules", "medusa-plugin-payin-sandbox")
+  mkdirSync(sandboxDir, { recursive: true })
+  execFileSync("tar", ["-xzf", path.join(dir, sandboxPacked), "-C", sandboxDir, "--strip-components=1"])
   // Every other package is the repository's own install (react, @types/*, @medusajs/*, zod, hono).
   for (const entry of readdirSync(path.join(root, "node_modules"))) {
-    if (entry !== "medusa-plugin-payin" && !entry.startsWith(".")) {
+    if (entry !== "medusa-plugin-payin" && entry !== "medusa-plugin-payin-sandbox" && !entry.startsWith(".")) {
       symlinkSync(path.join(root, "node_modules", entry), path.join(dir, "node_modules", entry))
     }
   }
@@ -400,7 +408,7 @@ describe("the packed plugin's declarations", () => {
           wrong.push(`${kind} ${subpath}: ${resolvedModule?.resolvedFileName}`)
         }
       }
-      // the packages the declarations name (zod, hono, react, Medusa's), as the consumer resolves them;
+      // the packages the declarations name (zod, react, Medusa's), as the consumer resolves them;
       // not Medusa's under "node": @medusajs/framework has no typesVersions (the storefront side never names it)
       for (const file of declarations) {
         const text = readFileSync(path.join(pluginDir, file), "utf8")

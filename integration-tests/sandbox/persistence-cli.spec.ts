@@ -170,6 +170,52 @@ describe("payin-sandbox CLI", () => {
     }
   })
 
+  it("--store-url sends webhooks to the store's /hooks/payin/default and prints the store's .env lines", async () => {
+    const store = await new WebhookReceiver().start()
+    const storeUrl = new URL(store.url).origin
+    const cli = await startCli(["--port", "0", "--api-key", "dev-key", "--store-url", `${storeUrl}/`])
+    try {
+      const deadline = Date.now() + 5_000
+      while (!cli.stdout().includes("PAYIN_BASE_URL=") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+      expect(cli.stdout()).toBe(
+        [
+          `payin-sandbox listening on ${cli.url}`,
+          `webhooks go to ${storeUrl}/hooks/payin/default`,
+          "# paste into the store's .env (then restart `medusa develop`):",
+          "PAYIN_API_KEY=dev-key",
+          `PAYIN_BASE_URL=${cli.url}`,
+          "",
+        ].join("\n")
+      )
+      const merchant = (await call(cli.url, "GET", "/_sandbox/merchant", { apiKey: null })).body
+      expect(merchant.webhookUrl).toBe(`${storeUrl}/hooks/payin/default`)
+      // the printed lines work: a pay-in made with them is called back, signed with that key
+      const env = Object.fromEntries(cli.stdout().split("\n").filter((l) => l.startsWith("PAYIN_")).map((l) => l.split("=", 2)))
+      const tx = (await call(env.PAYIN_BASE_URL, "POST", "/payment/trading/pay-in", { apiKey: env.PAYIN_API_KEY, body: payInBody() })).body
+      await call(cli.url, "POST", `/_sandbox/transactions/${tx.id}/pay`, { apiKey: null })
+      const [hook] = await store.waitFor(1)
+      expect(hook.body).toMatchObject({ id: tx.id, status: "closed" })
+      expect(hook.signature).toBe(hmacHex(hook.rawBody, "dev-key"))
+    } finally {
+      cli.child.kill("SIGTERM")
+      await store.stop()
+    }
+    expect(await cli.exit).toEqual({ code: 0, signal: null })
+
+    // --webhook-url wins over the one --store-url implies
+    const both = await startCli(["--port", "0", "--api-key", "k", "--store-url", storeUrl, "--webhook-url", "http://127.0.0.1:9/elsewhere"])
+    try {
+      expect((await call(both.url, "GET", "/_sandbox/merchant", { apiKey: null })).body.webhookUrl).toBe("http://127.0.0.1:9/elsewhere")
+    } finally {
+      both.child.kill("SIGTERM")
+    }
+    expect(await both.exit).toEqual({ code: 0, signal: null })
+
+    const bad = await runCliToExit(["--port", "0", "--api-key", "k", "--store-url", "localhost:9000"])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain("--store-url must be an http(s) URL")
+  })
+
   it("exits 2 with its usage on bad arguments", async () => {
     const missingKey = await runCliToExit(["--port", "0"])
     expect(missingKey.code).toBe(2)

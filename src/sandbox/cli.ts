@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from "util"
 import { startSandbox, type SandboxOptions } from "./index"
+import { envValue, storeEnvLines, storeWebhookUrl } from "./store-env"
 
 const USAGE = `Usage: payin-sandbox --api-key KEY [options]
 
@@ -8,6 +9,10 @@ const USAGE = `Usage: payin-sandbox --api-key KEY [options]
   --host HOST               interface to bind (default 127.0.0.1; "::" for dual-stack)
   --api-key KEY             the merchant's API key (or env PAYIN_SANDBOX_API_KEY)
   --webhook-url URL         where status-change webhooks are POSTed
+  --store-url URL           a Medusa store in development (e.g. http://localhost:9000):
+                            webhooks go to URL/hooks/payin/default (unless --webhook-url
+                            is given) and the store's PAYIN_API_KEY / PAYIN_BASE_URL
+                            lines are printed after the listening line
   --payment-window SECONDS  payment window (default 900)
   --whitelist ENTRY,ENTRY   IPv4 / IPv6 / CIDR entries allowed to call the service API
   --data FILE               keep the state in FILE across restarts
@@ -36,6 +41,7 @@ async function main(): Promise<void> {
         host: { type: "string" },
         "api-key": { type: "string" },
         "webhook-url": { type: "string" },
+        "store-url": { type: "string" },
         "payment-window": { type: "string" },
         whitelist: { type: "string" },
         data: { type: "string" },
@@ -55,11 +61,22 @@ async function main(): Promise<void> {
   }
   const apiKey = (values["api-key"] as string | undefined) ?? process.env.PAYIN_SANDBOX_API_KEY
   if (!apiKey) fail("--api-key is required")
+  const storeUrl = values["store-url"] as string | undefined
+  let webhookUrl = values["webhook-url"] as string | undefined
+  if (storeUrl !== undefined) {
+    try {
+      const storeWebhook = storeWebhookUrl(storeUrl)
+      envValue(apiKey)
+      webhookUrl ??= storeWebhook
+    } catch (err) {
+      fail((err as Error).message)
+    }
+  }
   const options: SandboxOptions = {
     port: integer("port", values.port as string | undefined, 0) ?? 4010,
     host: (values.host as string | undefined) ?? "127.0.0.1",
     apiKey,
-    webhookUrl: values["webhook-url"] as string | undefined,
+    webhookUrl,
     paymentWindowSeconds: integer("payment-window", values["payment-window"] as string | undefined, 1),
     whitelist:
       values.whitelist === undefined
@@ -81,7 +98,9 @@ async function main(): Promise<void> {
     process.stderr.write(`payin-sandbox: ${(err as Error).message}\n`)
     process.exit(1)
   }
-  process.stdout.write(`payin-sandbox listening on ${sandbox.url}\n`)
+  const lines = [`payin-sandbox listening on ${sandbox.url}`]
+  if (storeUrl !== undefined) lines.push(...storeEnvLines({ apiKey, baseUrl: sandbox.url, webhookUrl: webhookUrl! }))
+  process.stdout.write(`${lines.join("\n")}\n`)
 
   let stopping = false
   const stop = (signal: NodeJS.Signals) => {

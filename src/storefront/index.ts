@@ -24,6 +24,7 @@ export {
   createPayinStoreClient,
   PayinStoreApiError,
   type PayinStoreClient,
+  type PayinMedusaSdk,
   type PayinStoreClientOptions,
   type PayinStoreRequest,
   type PayinStatusQuery,
@@ -32,3 +33,16 @@ export {
 export { payinMessages, getMessages, stateText, requisiteLabels, type Messages, type PayinLocale } from "./messages"
 export { copyText } from "./clipboard"
 export { payinErrorOf, type PayinError } from "./errors"
+export {
+  payinMethodsFor,
+  payinOffered,
+  payinReturnUrl,
+  defaultPayinReturnUrl,
+  payinSessionData,
+  payinSessionMatches,
+  payinOrderOutcome,
+  type PayinChoiceValue,
+  type PayinSessionData,
+  type PayinOrderOutcome,
+} from "./checkout"
+export { payinReturnOrderId } from "./return"

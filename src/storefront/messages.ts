@@ -74,6 +74,23 @@ export type Messages = {
   bankName: (name: string) => string
   /** How to show a payment method id (`"phone_number"` → "Phone number (SBP)"). */
   methodName: (method: string) => string
+  /** Checkout: the method select's label and the "let the service choose" options. */
+  method: string
+  anyBank: string
+  anyMethod: string
+  /** Checkout: the button that places the order (payment follows on the order page). */
+  placeOrder: string
+  /** Checkout: the link to pay on the hosted Payment Page before placing the order. */
+  payOnPaymentPage: string
+  /** Order page heading: first line while awaited or paid. */
+  thankYou: string
+  orderAwaitingPayment: string
+  orderPaid: string
+  /** Order page heading once the window ended unpaid (or the pay-in was canceled). */
+  orderUnpaidTitle: string
+  orderUnpaidText: string
+  /** Added to `orderUnpaidText` when the order itself was canceled. */
+  orderCanceled: string
   /**
    * What to tell the shopper when starting the payment failed, by the plugin's code
    * (see `payinErrorOf`); `message` is the server's text, used for codes without a text here.
@@ -198,6 +215,17 @@ const en: Messages = {
   retry: "Try again",
   reconnecting: "Connection problem: retrying…",
   noPayin: "This order is not paid by bank transfer.",
+  method: "Method",
+  anyBank: "Any bank",
+  anyMethod: "Any method",
+  placeOrder: "Place order",
+  payOnPaymentPage: "Or pay on the payment page now",
+  thankYou: "Thank you!",
+  orderAwaitingPayment: "Your order was placed and awaits your payment.",
+  orderPaid: "Your order was placed and paid.",
+  orderUnpaidTitle: "Your order was not paid.",
+  orderUnpaidText: "The payment window ended before a payment arrived.",
+  orderCanceled: "The order was canceled.",
   paidAmount: (amount) => `Credited: ${amount}`,
   orderNumber: (id) => `Order #${id}`,
   timeLeftWords: (total) => {
@@ -264,6 +292,17 @@ const ru: Messages = {
   retry: "Повторить",
   reconnecting: "Нет связи с магазином, пробуем ещё раз…",
   noPayin: "Этот заказ оплачивается не переводом.",
+  method: "Способ",
+  anyBank: "Любой банк",
+  anyMethod: "Любой способ",
+  placeOrder: "Оформить заказ",
+  payOnPaymentPage: "Или оплатить сейчас на странице оплаты",
+  thankYou: "Спасибо!",
+  orderAwaitingPayment: "Заказ оформлен и ждёт оплаты.",
+  orderPaid: "Заказ оформлен и оплачен.",
+  orderUnpaidTitle: "Заказ не оплачен.",
+  orderUnpaidText: "Время на оплату закончилось, а платёж не поступил.",
+  orderCanceled: "Заказ отменён.",
   paidAmount: (amount) => `Зачислено: ${amount}`,
   orderNumber: (id) => `Заказ № ${id}`,
   timeLeftWords: (total) => {

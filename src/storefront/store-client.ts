@@ -12,7 +12,21 @@ export type PayinBanksQuery =
 /** Sends a GET to the store API and resolves with the parsed JSON body; throws on non-2xx. */
 export type PayinStoreRequest = (path: string, query: Record<string, string>) => Promise<unknown>
 
+/**
+ * What the kit uses of a `@medusajs/js-sdk` instance (`new Medusa(…)`), structurally, so the kit
+ * does not depend on the js-sdk: its `client.fetch` (the store's URL, publishable key, and any
+ * wrapper you put on it, such as the Next.js starter's locale header) and `store.cart.complete`.
+ */
+export type PayinMedusaSdk = {
+  client: { fetch<T>(input: string, init?: { query?: Record<string, string> }): Promise<T> }
+  store: { cart: { complete(cartId: string): Promise<unknown> } }
+}
+
 export type PayinStoreClientOptions =
+  | {
+      /** Your `@medusajs/js-sdk` instance: calls go through `sdk.client.fetch` at call time. */
+      sdk: Pick<PayinMedusaSdk, "client">
+    }
   | {
       /** Medusa's URL, e.g. `https://api.shop.example`. */
       baseUrl: string
@@ -142,10 +156,17 @@ function exactlyOne(query: Record<string, string>, a: string, b: string): void {
  * const { payin: view } = await payin.status({ order_id })
  * @example
  * // with @medusajs/js-sdk (its auth, headers and locale apply)
+ * const payin = createPayinStoreClient({ sdk })
+ * // the same, spelled out
  * const payin = createPayinStoreClient({ request: (path, query) => sdk.client.fetch(path, { query }) })
  */
 export function createPayinStoreClient(options: PayinStoreClientOptions): PayinStoreClient {
-  const request = options && "request" in options ? options.request : fetchRequest(options ?? ({} as never))
+  const request: PayinStoreRequest =
+    options && "request" in options
+      ? options.request
+      : options && "sdk" in options
+        ? (path, query) => options.sdk.client.fetch(path, { query })
+        : fetchRequest(options ?? ({} as never))
   const get = async <T>(path: string, query: Record<string, string>): Promise<T> => {
     let body: unknown
     try {

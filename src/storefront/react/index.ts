@@ -32,6 +32,14 @@ export {
   requisiteLabels,
   copyText,
   payinErrorOf,
+  payinMethodsFor,
+  payinOffered,
+  payinReturnUrl,
+  defaultPayinReturnUrl,
+  payinSessionData,
+  payinSessionMatches,
+  payinOrderOutcome,
+  payinReturnOrderId,
 } from "../index"
 export type {
   PayinBankOption,
@@ -57,8 +65,15 @@ export type {
   Messages,
   PayinLocale,
   PayinError,
+  PayinMedusaSdk,
+  PayinChoiceValue,
+  PayinSessionData,
+  PayinOrderOutcome,
 } from "../index"
 export { PayinInstructions, type PayinInstructionsProps } from "./instructions"
 export { PayinLiveInstructions, type PayinLiveInstructionsProps } from "./live-instructions"
 export { PAYIN_CSS, PAYIN_THEME } from "./styles"
 export { usePayinStatus, type UsePayinStatusOptions, type UsePayinStatusResult } from "./use-payin-status"
+export { usePayinChoice, PayinBankMethodSelect, type PayinChoice, type UsePayinChoiceOptions, type PayinBankMethodSelectProps } from "./choice"
+export { PayinPaymentButton, type PayinPaymentButtonProps, type PayinButtonRenderProps } from "./payment-button"
+export { PayinOrderHeading, type PayinOrderHeadingProps } from "./order-heading"

@@ -78,7 +78,8 @@ function Outcome({ payin, locale, messages: m }: { payin: PayinStatusView; local
  * countdown, SBP QR or payment link, the hosted Payment Page link, and the outcome once final.
  * Presentational: pass fresh `payin` data (see {@link PayinLiveInstructions} for polling).
  *
- * Stable hooks for tests and CSS: `data-payin="instructions|status|amount|bank|requisite|sbp|
+ * Test ids (stable): `payin-instructions` (with `data-state`), `payin-instructions-status` (with
+ * `data-state`), `payin-payment-page-link`. Stable hooks for tests and CSS: `data-payin="instructions|status|amount|bank|requisite|sbp|
  * owner|countdown|page-link|qr|pay-link|outcome|copy"`, `data-state`, `data-seconds`,
  * `data-copy-target`.
  */
@@ -107,6 +108,7 @@ export function PayinInstructions(props: PayinInstructionsProps) {
       <section
         className={cls("payin-root", className)}
         data-payin="instructions"
+        data-testid="payin-instructions"
         data-state={payin.state}
         data-order-status={order?.status}
         data-payment-status={order?.payment_status}
@@ -115,7 +117,7 @@ export function PayinInstructions(props: PayinInstructionsProps) {
         lang={locale}
       >
         {order?.display_id != null && <p className="payin-caption">{m.orderNumber(order.display_id)}</p>}
-        <p className={cls("payin-status", busy && "payin-busy")} data-payin="status" data-tone={tone} role="status" aria-live="polite" suppressHydrationWarning>
+        <p className={cls("payin-status", busy && "payin-busy")} data-payin="status" data-testid="payin-instructions-status" data-state={windowOver ? "window_ended" : payin.state} data-tone={tone} role="status" aria-live="polite" suppressHydrationWarning>
           {windowOver ? m.windowEnded : stateText(payin.state, m)}
         </p>
         {notice && <p className="payin-notice">{notice}</p>}
@@ -175,7 +177,7 @@ export function PayinInstructions(props: PayinInstructionsProps) {
               </div>
             )}
             {pageUrl && (
-              <a className="payin-button payin-button-secondary" data-payin="page-link" href={pageUrl} rel="noopener noreferrer">
+              <a className="payin-button payin-button-secondary" data-payin="page-link" data-testid="payin-payment-page-link" href={pageUrl} rel="noopener noreferrer">
                 {m.openPaymentPage}
               </a>
             )}

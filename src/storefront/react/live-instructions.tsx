@@ -4,6 +4,7 @@ import { clockOffset } from "../countdown"
 import { getMessages, type Messages, type PayinLocale } from "../messages"
 import type { PayinStatusResponse } from "../types"
 import { PayinInstructions } from "./instructions"
+import { publishPayinStatus } from "./status-channel"
 import { PAYIN_CSS } from "./styles"
 import { usePayinStatus } from "./use-payin-status"
 
@@ -44,6 +45,7 @@ export function PayinLiveInstructions(props: PayinLiveInstructionsProps) {
     (response: PayinStatusResponse) => {
       const next = clockOffset(response.server_time, Date.now())
       setOffset((previous) => (Math.abs(previous - next) >= OFFSET_JITTER_MS ? next : previous))
+      publishPayinStatus(response)
       onUpdate?.(response)
     },
     [onUpdate]
@@ -74,8 +76,8 @@ export function PayinLiveInstructions(props: PayinLiveInstructionsProps) {
     return (
       <>
         {style}
-        <section className={root} data-payin="instructions" data-state="none" aria-label={m.title} lang={locale}>
-          <p className="payin-status" data-payin="status" role="status" aria-live="polite">
+        <section className={root} data-payin="instructions" data-testid="payin-instructions" data-state="none" aria-label={m.title} lang={locale}>
+          <p className="payin-status" data-payin="status" data-testid="payin-instructions-status" role="status" aria-live="polite">
             {m.noPayin}
           </p>
         </section>
@@ -87,7 +89,7 @@ export function PayinLiveInstructions(props: PayinLiveInstructionsProps) {
     return (
       <>
         {style}
-        <section className={root} data-payin="error" aria-label={m.title} lang={locale}>
+        <section className={root} data-payin="error" data-testid="payin-instructions" data-state="error" aria-label={m.title} lang={locale}>
           <p className="payin-status" data-tone="danger" role="alert">
             {m.loadError}
             {detail && <span className="payin-notice"> {detail}</span>}
@@ -102,7 +104,7 @@ export function PayinLiveInstructions(props: PayinLiveInstructionsProps) {
   return (
     <>
       {style}
-      <section className={root} data-payin="loading" aria-label={m.title} aria-busy="true" lang={locale}>
+      <section className={root} data-payin="loading" data-testid="payin-instructions" data-state="loading" aria-label={m.title} aria-busy="true" lang={locale}>
         <p className="payin-status payin-busy" role="status" aria-live="polite">
           {m.loading}
         </p>

@@ -1,6 +1,5 @@
 import React from "react"
 import { CreditCard } from "@medusajs/icons"
-import { isPayinProvider } from "medusa-plugin-payin-storefront" // added
 
 /* Map of payment provider_id to their title and icon. Add in any payment providers you want to use. */
 export const paymentInfoMap: Record<
@@ -11,7 +10,6 @@ export const paymentInfoMap: Record<
     title: "Manual Payment",
     icon: <CreditCard />,
   },
-  // added
   pp_payin_default: {
     title: "Bank transfer",
     icon: <CreditCard />,
@@ -22,7 +20,3 @@ export const paymentInfoMap: Record<
 export const isManual = (providerId?: string) => {
   return providerId?.startsWith("pp_system_default")
 }
-
-// added: any instance of the pay-in provider (pp_payin_<id>)
-export const isPayin = (providerId?: string) =>
-  !!providerId && isPayinProvider(providerId)

@@ -2,7 +2,7 @@
 
 import { sdk } from "@lib/config"
 import { HttpTypes } from "@medusajs/types"
-import { payinErrorOf, type PayinError } from "medusa-plugin-payin-storefront" // added
+import { payinErrorOf } from "medusa-plugin-payin-storefront"
 import { revalidatePath } from "next/cache"
 import { redirect } from "next/navigation"
 import { getCartId, removeCartId, setCartId } from "./cookies"
@@ -90,23 +90,17 @@ export async function setShippingMethod(formData: FormData) {
   rerender()
 }
 
-/**
- * Changed: resolves with `{ error: { code, message } }` instead of throwing (the starter's
- * `.catch(medusaError)` throws), because a production build hides a thrown message from the
- * browser. `payinErrorOf` reads the pay-in provider's code (e.g. `payin_requisites_unavailable`)
- * from the js-sdk's error, which keeps only the message.
- */
 export async function initiatePaymentSession(
   cart: HttpTypes.StoreCart,
   data: HttpTypes.StoreInitializePaymentSession
-): Promise<{ error: PayinError | null }> {
+) {
   return sdk.store.payment
     .initiatePaymentSession(cart, data)
-    .then(() => {
+    .then((resp) => {
       rerender()
-      return { error: null }
+      return resp
     })
-    .catch((e: unknown) => ({ error: payinErrorOf(e) })) // changed
+    .catch((e: unknown) => ({ error: payinErrorOf(e) })) // returned: a production build hides thrown messages
 }
 
 /**

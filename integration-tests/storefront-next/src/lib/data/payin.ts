@@ -1,16 +1,21 @@
 "use server"
 
-// added: the pay-in store routes as server actions, so client components (the kit's live
-// instructions) can reach them although MEDUSA_BACKEND_URL is server-only.
-import { payin } from "@lib/config"
-import type { PayinStatusQuery } from "medusa-plugin-payin-storefront"
+import { sdk } from "@lib/config"
+import {
+  createPayinStoreClient,
+  type PayinStatusQuery,
+} from "medusa-plugin-payin-storefront"
 
-/** GET /store/payin/status: the order's (or cart's) pay-in, for the order page. */
+// The pay-in plugin's store routes through the starter's sdk (its backend URL,
+// publishable key and locale header), as server actions for client components.
+const payin = createPayinStoreClient({ sdk })
+
+/** GET /store/payin/status: the order's (or cart's) pay-in; payin is null for other methods. */
 export async function retrievePayinStatus(query: PayinStatusQuery) {
   return payin.status(query)
 }
 
-/** GET /store/payin/banks: the banks and methods the shopper may pick; null when unreachable. */
+/** GET /store/payin/banks: the banks and methods for the cart; null when unreachable. */
 export async function listPayinBanks(cartId: string) {
   return payin.banks({ cart_id: cartId }).catch(() => null)
 }

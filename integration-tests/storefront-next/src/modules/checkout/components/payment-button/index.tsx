@@ -1,9 +1,10 @@
 "use client"
 
-import { isManual, isPayin } from "@lib/constants"
+import { isManual } from "@lib/constants"
 import { placeOrder } from "@lib/data/cart"
 import { HttpTypes } from "@medusajs/types"
-import { safePaymentPageUrl } from "medusa-plugin-payin-storefront" // added
+import { isPayinProvider } from "medusa-plugin-payin-storefront"
+import { PayinPaymentButton } from "medusa-plugin-payin-storefront/react"
 import React, { useState } from "react"
 import ErrorMessage from "../error-message"
 
@@ -12,6 +13,8 @@ type PaymentButtonProps = {
   "data-testid": string
 }
 
+// The starter's payment button without Stripe; the pay-in case is the guide's (here with the
+// kit's plain button: this app has no Button component).
 const PaymentButton: React.FC<PaymentButtonProps> = ({
   cart,
   "data-testid": dataTestId,
@@ -26,12 +29,12 @@ const PaymentButton: React.FC<PaymentButtonProps> = ({
   const paymentSession = cart.payment_collection?.payment_sessions?.[0]
 
   switch (true) {
-    // added
-    case isPayin(paymentSession?.provider_id):
+    case isPayinProvider(paymentSession?.provider_id):
       return (
         <PayinPaymentButton
+          session={paymentSession}
           notReady={notReady}
-          paymentPageUrl={safePaymentPageUrl(paymentSession?.data?.payment_page_url)}
+          placeOrder={placeOrder}
           data-testid={dataTestId}
         />
       )
@@ -42,54 +45,6 @@ const PaymentButton: React.FC<PaymentButtonProps> = ({
     default:
       return <button disabled>Select a payment method</button>
   }
-}
-
-// added: places the order at once, like the manual button: it waits for the transfer
-// (payment_status "awaiting") and the order page shows what to pay. A shopper may also pay on
-// the hosted Payment Page first: its return route (payin-return/route.ts) places the order.
-const PayinPaymentButton = ({
-  notReady,
-  paymentPageUrl,
-  "data-testid": dataTestId,
-}: {
-  notReady: boolean
-  paymentPageUrl: string | null
-  "data-testid"?: string
-}) => {
-  const [submitting, setSubmitting] = useState(false)
-  const [errorMessage, setErrorMessage] = useState<string | null>(null)
-
-  const handlePayment = () => {
-    setSubmitting(true)
-    placeOrder()
-      .catch((err) => {
-        setErrorMessage(err.message)
-      })
-      .finally(() => {
-        setSubmitting(false)
-      })
-  }
-
-  return (
-    <>
-      <button
-        disabled={notReady || submitting}
-        onClick={handlePayment}
-        data-testid={dataTestId}
-      >
-        Place order
-      </button>
-      {paymentPageUrl && (
-        <a href={paymentPageUrl} data-testid="payin-payment-page-link">
-          Pay on the payment page now
-        </a>
-      )}
-      <ErrorMessage
-        error={errorMessage}
-        data-testid="payin-payment-error-message"
-      />
-    </>
-  )
 }
 
 const ManualTestPaymentButton = ({

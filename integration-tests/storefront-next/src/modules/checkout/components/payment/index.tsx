@@ -1,26 +1,27 @@
 "use client"
 
-import { isPayin, paymentInfoMap } from "@lib/constants"
+import { paymentInfoMap } from "@lib/constants"
 import { initiatePaymentSession } from "@lib/data/cart"
 import { HttpTypes } from "@medusajs/types"
 import ErrorMessage from "@modules/checkout/components/error-message"
+import type { PayinBanksResponse } from "medusa-plugin-payin-storefront"
 import {
-  getMessages,
-  type PayinBanksResponse,
-} from "medusa-plugin-payin-storefront" // added
-import { useParams } from "next/navigation"
+  PayinBankMethodSelect,
+  usePayinChoice,
+} from "medusa-plugin-payin-storefront/react"
 import { useState } from "react"
 
-const messages = getMessages("en") // added: the kit's texts (bank, method and error names)
-
+// The starter's payment step (dtc-starter's src/modules/checkout/components/payment), shortened:
+// plain radio buttons instead of its RadioGroup and PaymentContainer, no Stripe, no steps (the
+// Place order button shows once there is a session). The pay-in lines are the guide's.
 const Payment = ({
   cart,
   availablePaymentMethods,
   payinBanks,
 }: {
   cart: HttpTypes.StoreCart
-  availablePaymentMethods: HttpTypes.StorePaymentProvider[]
-  payinBanks: PayinBanksResponse | null // added: listPayinBanks(cart.id)
+  availablePaymentMethods: { id: string }[]
+  payinBanks?: PayinBanksResponse | null
 }) => {
   const activeSession = cart.payment_collection?.payment_sessions?.find(
     (paymentSession) => paymentSession.status === "pending"
@@ -31,44 +32,24 @@ const Payment = ({
   const [selectedPaymentMethod, setSelectedPaymentMethod] = useState(
     activeSession?.provider_id ?? ""
   )
-  // added: the shopper's bank and method for a pay-in (optional: "" lets the service choose)
-  const [bank, setBank] = useState("")
-  const [method, setMethod] = useState("")
-  const { countryCode } = useParams<{ countryCode: string }>()
 
-  // added: no pay-in when the merchant account takes no payments in the cart's currency
-  const paymentMethods = availablePaymentMethods.filter(
-    (p) => !isPayin(p.id) || payinBanks?.available !== false
-  )
-  const methods =
-    payinBanks?.banks.find((b) => b.name === bank)?.methods ??
-    payinBanks?.methods ??
-    []
+  const payin = usePayinChoice(cart, { banks: payinBanks })
 
   const handleSubmit = async () => {
     setIsLoading(true)
-    setError(null)
     try {
-      // added: the hosted Payment Page sends the shopper back to payin-return/route.ts
-      const back = `${window.location.origin}/${countryCode}/payin-return?cart_id=${cart.id}`
-      const result = await initiatePaymentSession(cart, {
-        provider_id: selectedPaymentMethod,
-        ...(isPayin(selectedPaymentMethod) && {
-          data: {
-            ...(bank && { bank }),
-            ...(method && { method }),
-            locale: "EN",
-            success_url: back,
-            failure_url: back,
-          },
-        }),
-      })
-      // changed: the action resolves with the error instead of throwing
-      if (result.error) {
-        setError(messages.errorText(result.error.code, result.error.message))
+      const checkActiveSession = payin.keeps(selectedPaymentMethod)
+
+      if (!checkActiveSession) {
+        const result = await initiatePaymentSession(cart, {
+          provider_id: selectedPaymentMethod,
+          data: payin.sessionData(selectedPaymentMethod),
+        })
+        if ("error" in result) return setError(payin.errorText(result.error))
       }
-    } catch (err: any) {
-      setError(err.message)
+      setError(null)
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err))
     } finally {
       setIsLoading(false)
     }
@@ -77,7 +58,7 @@ const Payment = ({
   return (
     <div>
       <h2>Payment</h2>
-      {paymentMethods.map((paymentMethod) => (
+      {payin.offered(availablePaymentMethods).map((paymentMethod) => (
         <label key={paymentMethod.id}>
           <input
             type="radio"
@@ -92,41 +73,10 @@ const Payment = ({
           {paymentInfoMap[paymentMethod.id]?.title || paymentMethod.id}
         </label>
       ))}
-
-      {/* added: bank and method of a pay-in */}
-      {isPayin(selectedPaymentMethod) && payinBanks && (
-        <div>
-          <select
-            aria-label="Bank"
-            value={bank}
-            onChange={(e) => {
-              setBank(e.target.value)
-              setMethod("")
-            }}
-            data-testid="payin-bank-select"
-          >
-            <option value="">Any bank</option>
-            {payinBanks.banks.map((b) => (
-              <option key={b.name} value={b.name}>
-                {messages.bankName(b.name)}
-              </option>
-            ))}
-          </select>
-          <select
-            aria-label="Method"
-            value={method}
-            onChange={(e) => setMethod(e.target.value)}
-            data-testid="payin-method-select"
-          >
-            <option value="">Any method</option>
-            {methods.map((m) => (
-              <option key={m} value={m}>
-                {messages.methodName(m)}
-              </option>
-            ))}
-          </select>
-        </div>
-      )}
+      <PayinBankMethodSelect
+        choice={payin}
+        providerId={selectedPaymentMethod}
+      />
 
       <ErrorMessage error={error} data-testid="payment-method-error-message" />
 

@@ -8,6 +8,7 @@ import PaymentButton from "@modules/checkout/components/payment-button"
 
 // The starter's checkout steps on one page, shortened: plain address and delivery forms
 // (its Addresses and Shipping components), then Payment and the Place order button (its Review).
+// The pay-in lines (listPayinBanks, payinBanks) are the guide's.
 export default async function CheckoutForm({
   cart,
   countryCode,
@@ -19,7 +20,6 @@ export default async function CheckoutForm({
     cart_id: cart.id,
   })
   const paymentMethods = await listCartPaymentMethods(cart.region_id ?? "")
-  // added: the banks and methods a pay-in may use, for the Payment step
   const payinBanks = await listPayinBanks(cart.id)
 
   return (

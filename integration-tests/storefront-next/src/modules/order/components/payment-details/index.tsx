@@ -1,29 +1,29 @@
 import { paymentInfoMap } from "@lib/constants"
-import { retrievePayinStatus } from "@lib/data/payin" // added
+import { retrievePayinStatus } from "@lib/data/payin"
 import { HttpTypes } from "@medusajs/types"
-import type { PayinStatusResponse } from "medusa-plugin-payin-storefront" // added
-import { PayinLiveInstructions } from "medusa-plugin-payin-storefront/react" // added
+import type { PayinStatusResponse } from "medusa-plugin-payin-storefront"
+import { PayinLiveInstructions } from "medusa-plugin-payin-storefront/react"
 
 type PaymentDetailsProps = {
   order: HttpTypes.StoreOrder
-  payinStatus?: PayinStatusResponse | null // added
+  payinStatus?: PayinStatusResponse | null
 }
 
+// The starter's payment section, without its UI components; the pay-in lines are the guide's.
 const PaymentDetails = ({ order, payinStatus }: PaymentDetailsProps) => {
   const payment = order.payment_collections?.[0].payments?.[0]
 
   return (
     <div>
       <h2>Payment</h2>
-      {/* added: a pay-in order has no payment until the money arrives (payment_status
-          "awaiting"): show what to pay, live, until it is paid or the window ends */}
-      {payinStatus?.payin ? (
-        <PayinLiveInstructions
-          initial={payinStatus}
-          fetchStatus={retrievePayinStatus.bind(null, { order_id: order.id })}
-        />
-      ) : (
-        payment && (
+      <div>
+        {payinStatus?.payin && (
+          <PayinLiveInstructions
+            initial={payinStatus}
+            fetchStatus={retrievePayinStatus.bind(null, { order_id: order.id })}
+          />
+        )}
+        {payment && (
           <div>
             <p data-testid="payment-method">
               {paymentInfoMap[payment.provider_id]?.title}
@@ -33,8 +33,8 @@ const PaymentDetails = ({ order, payinStatus }: PaymentDetailsProps) => {
               {new Date(payment.created_at ?? "").toLocaleString()}
             </p>
           </div>
-        )
-      )}
+        )}
+      </div>
     </div>
   )
 }
