@@ -1,9 +1,10 @@
 /**
  * medusa-plugin-payin configuration contract (published as `medusa-plugin-payin/config`).
  *
- * One place for: the option schemas of the plugin and of each payment provider instance, their
- * defaults and error messages, and `withPayin()`, the helper a store calls from its
- * medusa-config.ts so that installing is: npm install, one helper call, `medusa db:migrate`.
+ * What a store's medusa-config.ts uses: the option schemas of the plugin and of each payment
+ * provider instance, their defaults and error messages (owned by the module, in
+ * src/modules/payin/settings, and re-exported here), the module's key, and `withPayin()`, the
+ * helper that makes installing: npm install, one helper call, `medusa db:migrate`.
  *
  * The repository's own test and demo app call the same helper (with `source: "./src"`), so the
  * documented path is the tested path.
@@ -11,26 +12,27 @@
 import type { InputConfig, InputConfigModules } from "@medusajs/framework/types"
 import { z } from "zod"
 import { PAYIN_METHODS } from "./src/client/schemas"
+import { PAYIN_MODULE } from "./src/modules/payin/key"
+import type { PayinPluginOptionsInput, PayinProviderOptionsInput } from "./src/modules/payin/settings/options"
 import {
   PayinConfigError,
-  PayinPluginOptionsInput,
-  PayinProviderOptionsInput,
   parsePluginOptions,
   parseProviderOptions,
   pluginConfigSources,
   providerConfigSources,
-} from "./src/modules/payin/options"
+} from "./src/modules/payin/settings/parse"
 import { PAYIN_PROVIDER_IDENTIFIER, payinProviderId } from "./src/provider-id"
 
 /** npm package name; also the default `source` of withPayin(). */
 export const PACKAGE_NAME = "medusa-plugin-payin"
-/** Container key of the plugin's module (ledger, webhook inbox, settings). */
-export const PAYIN_MODULE = "payin"
+/** Container key of the plugin's module (ledger, webhook inbox, settings): the module's own, re-exported. */
+export { PAYIN_MODULE }
 /** Medusa's payment module, which hosts the provider instances. */
 export const PAYMENT_MODULE_RESOLVE = "@medusajs/medusa/payment"
 
 export { PAYIN_METHODS, PAYIN_PROVIDER_IDENTIFIER, payinProviderId }
-export * from "./src/modules/payin/options"
+export * from "./src/modules/payin/settings/options"
+export * from "./src/modules/payin/settings/parse"
 
 // ---------------------------------------------------------------------------------------------
 // Registration helper

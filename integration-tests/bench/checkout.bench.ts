@@ -17,13 +17,14 @@ import { seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN, adminHeaders } from "../support/admin"
 import { control, payinsOfSession, startTestSandbox } from "../support/sandbox"
 import { recordLines } from "./record"
+import { SMOKE, benchSetting } from "./smoke"
 import { Storefront } from "../support/storefront"
 
 jest.setTimeout(900_000)
 
 const KEY = "bench-key-0123456789abcdef"
-const ROUNDS = Number(process.env.BENCH_ROUNDS || 200)
-const CHECKOUTS = Number(process.env.BENCH_CHECKOUTS || 20)
+const ROUNDS = benchSetting("BENCH_ROUNDS", 200, 2)
+const CHECKOUTS = benchSetting("BENCH_CHECKOUTS", 20, 1)
 let sandbox: RunningSandbox
 
 beforeAll(async () => {
@@ -84,7 +85,7 @@ medusaIntegrationTestRunner({
 
       // (a) client vs bare POST
       const client = new PayinClient({ baseUrl: sandbox.url, apiKey: KEY })
-      for (let i = 0; i < 20; i++) {
+      for (let i = 0; i < (SMOKE ? 2 : 20); i++) {
         await client.createPayInOnce(requestBody(i, "warm-a"))
         await bare(JSON.stringify(requestBody(i, "warm-b")))
       }
@@ -103,7 +104,7 @@ medusaIntegrationTestRunner({
         parseProviderOptions({ id: "default", apiKey: KEY, baseUrl: sandbox.url })
       )
       sandbox.setFaults([{ route: "POST /payment/trading/pay-in", delayMs: 50 }])
-      const rounds = Math.max(20, Math.floor(ROUNDS / 4))
+      const rounds = SMOKE ? ROUNDS : Math.max(20, Math.floor(ROUNDS / 4))
       const [providerB, bareB] = await paired(
         rounds,
         (i) =>

@@ -29,6 +29,10 @@
 // however much more boot garbage that sample happens to catch, and the live heap is the steadier
 // memory figure. On a shared machine the wall-clock start-up swings by seconds from boot to boot;
 // the CPU seconds are the steadier start-up figure (a boot is mostly one busy thread).
+// Also per topology: the main process's RSS right after that full GC (the boot garbage the GC hands
+// back no longer counts), and what the plugin makes the process load: the files in require.cache
+// with the plugin and not without it, grouped by the plugin's folder or package, with their sizes.
+// BENCH_SMOKE=1: one round, no admin bundle (admin.disable), figures meaningless.
 // Prints and records the medians and the plugin's extra cost; asserts only that everything booted.
 import { ChildProcess, execFileSync, spawn } from "child_process"
 import {
@@ -51,11 +55,12 @@ import { request } from "undici"
 import { freePort } from "../support/net"
 import { RunningRedis, startRedis } from "../support/redis"
 import { recordLines } from "./record"
+import { SMOKE, benchSetting } from "./smoke"
 import { alternating, median } from "./stats"
 
 jest.setTimeout(900_000)
 
-const ROUNDS = Math.max(1, Number(process.env.BENCH_FOOTPRINT_ROUNDS || 3))
+const ROUNDS = Math.max(1, benchSetting("BENCH_FOOTPRINT_ROUNDS", 3, 1))
 const SETTLE_MS = 2_000
 const BOOT_TIMEOUT_MS = 180_000
 const TARGET_RSS_MB = 20
@@ -131,6 +136,8 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     DATABASE_URL: `postgres://${encodeURIComponent(dbEnv().user)}:${encodeURIComponent(dbEnv().password)}@${dbEnv().host}:${dbEnv().port}/${dbName}`,
     // every process of a store with the plugin needs it (README: Production); harmless without
     PAYIN_ENCRYPTION_KEY: "footprint-bench-encryption-key-0123456789abcdef",
+    // smoke mode: no admin bundle (its vite build is most of the bench's set-up time)
+    ...(SMOKE ? { FOOTPRINT_NO_ADMIN: "1" } : {}),
     ...extra,
   }
 }
@@ -210,7 +217,21 @@ function flushRedis(url: string): Promise<void> {
   })
 }
 
-type Boot = { startS: number; cpuS: number; rssMb: number; heapMb: number; processes: number; names: string }
+type Boot = {
+  startS: number
+  cpuS: number
+  rssMb: number
+  heapMb: number
+  /** the main process's RSS right after that full GC (garbage the GC handed back no longer counts) */
+  rssAfterGcMb: number
+  /** right after that GC: V8's committed heap, and memory outside it (Buffers, native objects) */
+  heapTotalMb: number
+  externalMb: number
+  /** every file in the main process's require.cache when the probe answered */
+  modules: string[]
+  processes: number
+  names: string
+}
 type Role = "shared" | "server" | "worker"
 
 /** One `medusa start` of the build output: boots, measures, checks its role, and is killed. */
@@ -258,7 +279,11 @@ async function boot(plugin: boolean, role: Role, extraEnv: Record<string, string
     child.kill("SIGUSR2")
     const deadline = Date.now() + 10_000
     while (!existsSync(probeOut) && Date.now() < deadline) await sleep(20)
-    const heapMb = existsSync(probeOut) ? JSON.parse(readFileSync(probeOut, "utf8")).heapUsed / 1048576 : NaN
+    const probe = existsSync(probeOut) ? JSON.parse(readFileSync(probeOut, "utf8")) : null
+    const heapMb = probe ? probe.heapUsed / 1048576 : NaN
+    const rssAfterGcMb = probe ? probe.rss / 1048576 : NaN
+    const heapTotalMb = probe ? probe.heapTotal / 1048576 : NaN
+    const externalMb = probe ? probe.external / 1048576 : NaN
     // the role it claims: a worker has no routes (404), a server guards the admin API (401)
     const admin = await status(`${base}/admin/users`)
     const expected = role === "worker" ? 404 : 401
@@ -271,7 +296,7 @@ async function boot(plugin: boolean, role: Role, extraEnv: Record<string, string
         return "gone"
       }
     })
-    return { startS, cpuS, rssMb: rss, heapMb, processes: pids.length, names: names.join("+") }
+    return { startS, cpuS, rssMb: rss, heapMb, rssAfterGcMb, heapTotalMb, externalMb, modules: probe?.modules ?? [], processes: pids.length, names: names.join("+") }
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       const gone = new Promise((r) => child.once("exit", r))
@@ -288,12 +313,14 @@ const signed = (n: number, digits: number) => `${n >= 0 ? "+" : ""}${n.toFixed(d
 
 /** One result line per topology: medians of each variant, the plugin's extra and the per-round pairs. */
 function resultLines(label: string, on: Boot[], off: Boot[]): string[] {
-  type Figure = "startS" | "cpuS" | "rssMb" | "heapMb"
+  type Figure = "startS" | "cpuS" | "rssMb" | "heapMb" | "rssAfterGcMb" | "heapTotalMb" | "externalMb"
   const m = (runs: Boot[], key: Figure) => median(runs.map((r) => r[key]))
   const extraRss = m(on, "rssMb") - m(off, "rssMb")
   const extraStart = m(on, "startS") - m(off, "startS")
   const extraCpu = m(on, "cpuS") - m(off, "cpuS")
   const extraHeap = m(on, "heapMb") - m(off, "heapMb")
+  const extraRssAfterGc = m(on, "rssAfterGcMb") - m(off, "rssAfterGcMb")
+  const extra = (key: Figure) => signed(m(on, key) - m(off, key), 1)
   const pairs = (key: Figure, digits: number) => on.map((r, i) => signed(r[key] - off[i][key], digits)).join(", ")
   const verdict = (value: number, target: number) => (value <= target ? "met" : "MISSED")
   return [
@@ -302,8 +329,53 @@ function resultLines(label: string, on: Boot[], off: Boot[]): string[] {
     `  extra RSS ${signed(extraRss, 1)} MB (ratio ${(m(on, "rssMb") / m(off, "rssMb")).toFixed(3)}; target <= ${TARGET_RSS_MB} MB: ${verdict(extraRss, TARGET_RSS_MB)}; per round ${pairs("rssMb", 1)})`,
     `  extra start-up ${signed(extraStart, 2)} s (ratio ${(m(on, "startS") / m(off, "startS")).toFixed(3)}; target <= ${TARGET_START_S} s: ${verdict(extraStart, TARGET_START_S)}; per round ${pairs("startS", 2)}); ` +
       `extra CPU ${signed(extraCpu, 2)} s (per round ${pairs("cpuS", 2)})`,
-    `  live V8 heap after a full GC: ${mb(m(on, "heapMb"))} vs ${mb(m(off, "heapMb"))}, extra ${signed(extraHeap, 1)} MB`,
+    `  live V8 heap after a full GC: ${mb(m(on, "heapMb"))} vs ${mb(m(off, "heapMb"))}, extra ${signed(extraHeap, 1)} MB; ` +
+      `main process RSS right after that GC ${mb(m(on, "rssAfterGcMb"))} vs ${mb(m(off, "rssAfterGcMb"))}, extra ${signed(extraRssAfterGc, 1)} MB ` +
+      `(V8 heap committed ${extra("heapTotalMb")} MB, external ${extra("externalMb")} MB)`,
+    `  ${loadedLine(on[0], off[0])}`,
   ]
+}
+
+/**
+ * What the plugin makes the process load: the files in require.cache with the plugin and not
+ * without it (first round of each), grouped by the plugin's folder or the package, largest first.
+ */
+function loadedLine(on: Boot, off: Boot): string {
+  // a file's path from the first node_modules/ on (the store's and the repository's are the same packages)
+  const inModules = (file: string) => file.replace(/^.*?\/node_modules\//, "")
+  const without = new Set(off.modules.map(inModules))
+  const groups = new Map<string, { files: number; bytes: number }>()
+  let files = 0
+  let bytes = 0
+  for (const file of on.modules) {
+    const rel = inModules(file)
+    if (without.has(rel) || !file.includes("/node_modules/")) continue
+    const nested = rel.split("/node_modules/")
+    const parts = nested[nested.length - 1].split("/")
+    const name = parts[0].startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]
+    const key =
+      name === "medusa-plugin-payin"
+        ? `plugin ${parts.slice(3, -1).join("/") || parts.slice(1, -1).join("/") || "."}`
+        : nested.length > 1
+          ? `${name} (under ${nested.slice(0, -1).join("/node_modules/")})`
+          : name
+    let size = 0
+    try {
+      size = statSync(file).size
+    } catch {}
+    const group = groups.get(key) ?? { files: 0, bytes: 0 }
+    group.files++
+    group.bytes += size
+    groups.set(key, group)
+    files++
+    bytes += size
+  }
+  const kb = (n: number) => `${(n / 1024).toFixed(0)} KB`
+  const top = [...groups.entries()].sort((a, b) => b[1].bytes - a[1].bytes)
+  return (
+    `loaded with the plugin only: ${files} files, ${kb(bytes)} of JavaScript` +
+    (top.length ? `: ${top.map(([k, g]) => `${k} ${g.files} (${kb(g.bytes)})`).join(", ")}` : "")
+  )
 }
 
 /** The plugin source files changed after the build this bench packs (then the figures are of older code). */
@@ -358,6 +430,7 @@ const config = {
     },
   },
   ...(redisUrl ? { featureFlags: { caching: true } } : {}),
+  ...(process.env.FOOTPRINT_NO_ADMIN === "1" ? { admin: { disable: true } } : {}),
   modules: redisModules,
 }
 
@@ -370,12 +443,14 @@ module.exports = defineConfig(
 )
 `
 
-const PROBE = `// Preloaded into every measured process: on SIGUSR2, writes process.memoryUsage() after a full GC.
+const PROBE = `// Preloaded into every measured process: on SIGUSR2, writes process.memoryUsage() after a full GC
+// and the files in require.cache.
 process.on("SIGUSR2", () => {
   const before = process.memoryUsage().heapUsed
   if (global.gc) global.gc()
   const now = process.memoryUsage()
-  require("fs").writeFileSync(process.env.FOOTPRINT_PROBE_OUT, JSON.stringify({ ...now, heapUsedBeforeGc: before }))
+  const modules = Object.keys(require.cache)
+  require("fs").writeFileSync(process.env.FOOTPRINT_PROBE_OUT, JSON.stringify({ ...now, heapUsedBeforeGc: before, modules }))
 })
 `
 
@@ -463,7 +538,7 @@ it("measures what the plugin adds to a store's start-up and memory", async () =>
   ])
   const serverDir = path.join(store, ".medusa", "server")
   expect(existsSync(path.join(serverDir, "medusa-config.js"))).toBe(true)
-  expect(existsSync(path.join(serverDir, "public", "admin", "index.html"))).toBe(true)
+  if (!SMOKE) expect(existsSync(path.join(serverDir, "public", "admin", "index.html"))).toBe(true)
   symlinkSync(path.join(store, "node_modules"), path.join(serverDir, "node_modules"))
   log(`medusa build ${(buildMs / 1000).toFixed(1)} s, db:migrate ${(migrateMs / 1000).toFixed(1)} s (in parallel)`)
   {
@@ -478,7 +553,9 @@ it("measures what the plugin adds to a store's start-up and memory", async () =>
     on: () => boot(true, "shared", {}),
     off: () => boot(false, "shared", {}),
   })
-  log(`one process: on ${JSON.stringify(single.on)} off ${JSON.stringify(single.off)}`)
+  // the figures of every boot (the module lists are summed up in the result lines)
+  const figures = (boots: Boot[]) => JSON.stringify(boots.map(({ modules, ...rest }) => ({ ...rest, modules: modules.length })))
+  log(`one process: on ${figures(single.on)} off ${figures(single.off)}`)
 
   redis = await startRedis(log)
   const redisEnv = { FOOTPRINT_REDIS_URL: redis.url }
@@ -488,7 +565,7 @@ it("measures what the plugin adds to a store's start-up and memory", async () =>
     workerOn: () => boot(true, "worker", redisEnv),
     workerOff: () => boot(false, "worker", redisEnv),
   })
-  log(`redis: ${JSON.stringify(topology)}`)
+  log(`redis: ${Object.entries(topology).map(([k, boots]) => `${k} ${figures(boots)}`).join(" ")}`)
 
   const totalS = (performance.now() - began) / 1000
   const lines = [

@@ -22,22 +22,23 @@ import { ContainerRegistrationKeys, generateEntityId } from "@medusajs/framework
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { PayinClient } from "../../src/client/client"
 import { reconcilePayins } from "../../src/money-path/reconcile"
-import { encodeCursor } from "../../src/modules/payin/ledger-cursor"
+import { encodeCursor } from "../../src/modules/payin/ledger/cursor"
 import type PayinModuleService from "../../src/modules/payin/service"
 import { LEDGER_STATUSES, OPEN_STATUSES, PAYIN_FLAGS } from "../../src/status"
 import { adminHeaders } from "../support/admin"
 import { fillLedger } from "../support/ledger-fill"
 import { fillHistory, fillInbox } from "../support/inbox-fill"
-import { prunePayinRecords } from "../../src/modules/payin/retention"
+import { prunePayinRecords } from "../../src/money-path/retention"
 import type { RunningSandbox } from "../../src/sandbox"
 import { sandboxForApp } from "../support/sandbox"
 import { recordLines } from "./record"
+import { benchSetting } from "./smoke"
 
 jest.setTimeout(3_600_000)
 
-const ROWS = Number(process.env.BENCH_LEDGER_ROWS || 1_000_000)
-const REQUESTS = Number(process.env.BENCH_LEDGER_REQUESTS || 15)
-const PENDING = Number(process.env.BENCH_LEDGER_PENDING || 10_000)
+const ROWS = benchSetting("BENCH_LEDGER_ROWS", 1_000_000, 300)
+const REQUESTS = benchSetting("BENCH_LEDGER_REQUESTS", 15, 2)
+const PENDING = benchSetting("BENCH_LEDGER_PENDING", 10_000, 20)
 const KEY = "bench-ledger-key-0123456789"
 /** The filled pay-ins belong to an instance without a key: reconciliation reads them, looks none up. */
 const FILL_PROVIDER = "pp_payin_bench"

@@ -16,11 +16,12 @@ import { fillLedger } from "../support/ledger-fill"
 import { fillHistory } from "../support/inbox-fill"
 import { pluginMigrations, queriesOf, runMigration } from "../support/migrations"
 import { recordLines } from "./record"
+import { benchSetting } from "./smoke"
 
 jest.setTimeout(7_200_000)
 
-const ROWS = Number(process.env.BENCH_MIGRATION_ROWS || 1_000_000)
-const BASELINE_ROWS = Number(process.env.BENCH_MIGRATION_BASELINE_ROWS || 20_000)
+const ROWS = benchSetting("BENCH_MIGRATION_ROWS", 1_000_000, 300)
+const BASELINE_ROWS = benchSetting("BENCH_MIGRATION_BASELINE_ROWS", 20_000, 20_000)
 const PROVIDER = "pp_payin_bench"
 const BACKFILLED = "Migration20261123171429"
 /** Migration20261123171429's backfill as first written: two whole-ledger UPDATEs, the second with a history lookup per row. */

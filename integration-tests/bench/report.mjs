@@ -8,6 +8,10 @@ if (process.argv.includes("--clear")) {
   rmSync(file, { force: true })
 } else {
   const lines = existsSync(file) ? readFileSync(file, "utf8").trim() : "(no benchmark recorded anything)"
-  console.log(`\n=== benchmark results (ratios against baselines measured in the same run) ===\n${lines}\n`)
+  const title =
+    process.env.BENCH_SMOKE === "1"
+      ? "benchmark smoke run (BENCH_SMOKE=1: every benchmark ran once with tiny counts; the figures are not measurements)"
+      : "benchmark results (ratios against baselines measured in the same run)"
+  console.log(`\n=== ${title} ===\n${lines}\n`)
   rmSync(file, { force: true })
 }

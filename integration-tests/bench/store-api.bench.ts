@@ -12,12 +12,13 @@ import { sandboxForApp } from "../support/sandbox"
 import { Storefront } from "../support/storefront"
 import { rate } from "./rate"
 import { recordLines } from "./record"
+import { benchSetting } from "./smoke"
 
 jest.setTimeout(600_000)
 
 const KEY = "bench-store-api-key-0123456789"
-const SECONDS = Number(process.env.BENCH_SECONDS || 5)
-const CONNECTIONS = 16
+const SECONDS = benchSetting("BENCH_SECONDS", 5, 0.3)
+const CONNECTIONS = benchSetting("BENCH_CONNECTIONS", 16, 2)
 sandboxForApp(KEY, undefined, () => undefined)
 
 medusaIntegrationTestRunner({
@@ -48,7 +49,7 @@ medusaIntegrationTestRunner({
       }
       // warm every route (the banks list is fetched from the service once, then cached)
       for (const next of Object.values(routes)) {
-        const warm = await rate(base, 4, 1, next)
+        const warm = await rate(base, Math.min(4, CONNECTIONS), Math.min(1, SECONDS), next)
         expect(warm.statuses[200]).toBeGreaterThan(0)
       }
       const measured: Record<string, Awaited<ReturnType<typeof rate>>> = {}

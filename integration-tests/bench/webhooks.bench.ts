@@ -28,6 +28,7 @@ import { Storefront } from "../support/storefront"
 import { PayinOrder, SystemOrder, preparePayinOrders, prepareSystemOrders, uncaptured } from "./orders"
 import { Batch, BenchRequest, Rate, batch, rate } from "./rate"
 import { recordLines } from "./record"
+import { SMOKE, benchSetting } from "./smoke"
 import { countServiceCalls } from "./service-calls"
 import { alternating, median, medianOf } from "./stats"
 import { applyPlain, applyWorkflow, noopWorkflow } from "./workflow-cost"
@@ -35,14 +36,17 @@ import { applyPlain, applyWorkflow, noopWorkflow } from "./workflow-cost"
 jest.setTimeout(900_000)
 
 const KEY = "bench-webhooks-key-0123456789"
-const PENDING = Number(process.env.BENCH_PENDING || 10_000)
-const SECONDS = Number(process.env.BENCH_SECONDS || 4)
-const ROUNDS = Math.max(3, Number(process.env.BENCH_ROUNDS_WEBHOOK || 3))
+const PENDING = benchSetting("BENCH_PENDING", 10_000, 20)
+const SECONDS = benchSetting("BENCH_SECONDS", 4, 0.3)
+/** At least 3 (a median of alternating runs); 1 in smoke mode. */
+const ROUNDS = Math.max(SMOKE ? 1 : 3, benchSetting("BENCH_ROUNDS_WEBHOOK", 3, 1))
+/** Connections in flight for the requests-per-second runs. */
+const CONNECTIONS = SMOKE ? 2 : 16
 /** Orders per timed capture run (each run prepares this many for each of the three kinds). */
-const ORDERS = Number(process.env.BENCH_ORDERS || 40)
+const ORDERS = benchSetting("BENCH_ORDERS", 40, 2)
 /** Deliveries / captures in flight during the capture runs. */
-const IN_FLIGHT = Number(process.env.BENCH_IN_FLIGHT || 8)
-const WORKFLOW_CALLS = Number(process.env.BENCH_WORKFLOW_CALLS || 400)
+const IN_FLIGHT = benchSetting("BENCH_IN_FLIGHT", 8, 2)
+const WORKFLOW_CALLS = benchSetting("BENCH_WORKFLOW_CALLS", 400, 5)
 let sandbox: RunningSandbox
 sandboxForApp(KEY, { requisitesPerMethod: 1000, webhookUrl: null }, (s) => (sandbox = s))
 
@@ -121,7 +125,7 @@ medusaIntegrationTestRunner({
       expect(first.statuses[200]).toBe(1)
       const duplicateReq: BenchRequest = { method: "POST", path: hook, headers: signed(body), body }
       // a new status change each time: distinct ledger-only pay-ins (no order), each reported canceled once
-      const perRound = Math.max(300, SECONDS * 150)
+      const perRound = SMOKE ? 20 : Math.max(300, SECONDS * 150)
       const fresh = await makePayins(perRound * ROUNDS, "bench-new")
       const canceledBodies = fresh.map((p) => JSON.stringify({ ...sandbox.transaction(p.id)!, status: "canceled" }))
 
@@ -130,17 +134,17 @@ medusaIntegrationTestRunner({
       // event emitted, 200 before any verification: the trivial route for a webhook with a body
       const trivialPostReq = (): BenchRequest => ({ method: "POST", path: "/hooks/payment/payin_default", headers: signed(body), body })
       for (const next of [trivialReq, trivialPostReq, () => forgedReq, () => duplicateReq]) {
-        await rate(base, 16, 1, next) // warm-up
+        await rate(base, CONNECTIONS, Math.min(1, SECONDS), next) // warm-up
       }
       const routes = await alternating<"trivial" | "trivialPost" | "health" | "forged" | "duplicate" | "canceled", Rate>(ROUNDS, {
-        trivial: () => rate(base, 16, SECONDS, trivialReq),
-        trivialPost: () => rate(base, 16, SECONDS, trivialPostReq),
-        health: () => rate(base, 16, SECONDS, () => ({ method: "GET", path: "/health" })),
-        forged: () => calls.during(() => rate(base, 16, SECONDS, () => forgedReq)),
-        duplicate: () => calls.during(() => rate(base, 16, SECONDS, () => duplicateReq)),
+        trivial: () => rate(base, CONNECTIONS, SECONDS, trivialReq),
+        trivialPost: () => rate(base, CONNECTIONS, SECONDS, trivialPostReq),
+        health: () => rate(base, CONNECTIONS, SECONDS, () => ({ method: "GET", path: "/health" })),
+        forged: () => calls.during(() => rate(base, CONNECTIONS, SECONDS, () => forgedReq)),
+        duplicate: () => calls.during(() => rate(base, CONNECTIONS, SECONDS, () => duplicateReq)),
         canceled: (round) =>
           calls.during(() =>
-            rate(base, 16, SECONDS, (i) => {
+            rate(base, CONNECTIONS, SECONDS, (i) => {
               const b = i < perRound ? canceledBodies[round * perRound + i] : undefined
               return b ? { method: "POST", path: hook, headers: signed(b), body: b } : null
             })
@@ -156,7 +160,7 @@ medusaIntegrationTestRunner({
       const toTrivialPost = (runs: Rate[]) => runs.map((r, k) => r.rps / routes.trivialPost[k].rps)
       const statuses = (runs: Rate[]) => JSON.stringify(runs.map((r) => r.statuses))
       lines.push(
-        `baseline GET /hooks/payin/default (trivial route, 16 connections, ${SECONDS} s runs): ${rps(routes.trivial)}; POST of the same body to Medusa's /hooks/payment/payin_default (trivial POST): ${rps(routes.trivialPost)}; GET /health ${rps(routes.health)} (medians of ${ROUNDS})`
+        `baseline GET /hooks/payin/default (trivial route, ${CONNECTIONS} connections, ${SECONDS} s runs): ${rps(routes.trivial)}; POST of the same body to Medusa's /hooks/payment/payin_default (trivial POST): ${rps(routes.trivialPost)}; GET /health ${rps(routes.health)} (medians of ${ROUNDS})`
       )
       lines.push(
         `webhook forged (bad signature) / trivial GET: ${medianOf(toTrivial(routes.forged), 3)}; / trivial POST: ${medianOf(toTrivialPost(routes.forged), 3)}, ${rps(routes.forged)} (target >= 0.9) answers ${statuses(routes.forged)}`
@@ -233,10 +237,11 @@ medusaIntegrationTestRunner({
 
       // warm-up (not recorded): the capture paths once each
       {
-        const warmPayin = await preparePayinOrders(ctx, 8)
-        const warmSystem = await prepareSystemOrders(ctx, 4)
-        await deliver(warmPayin.slice(0, 4), "warm-up at once")
-        await late(() => deliver(warmPayin.slice(4), "warm-up 50 ms late"))
+        const warm = SMOKE ? 1 : 4
+        const warmPayin = await preparePayinOrders(ctx, 2 * warm)
+        const warmSystem = await prepareSystemOrders(ctx, warm)
+        await deliver(warmPayin.slice(0, warm), "warm-up at once")
+        await late(() => deliver(warmPayin.slice(warm), "warm-up 50 ms late"))
         await captureInMedusa(warmSystem)
       }
 

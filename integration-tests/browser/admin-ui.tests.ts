@@ -1,6 +1,7 @@
 // The admin in a real browser against the demo store (browser.spec.ts starts it): settings saved
-// and shown with their source, the shopper notification settings, Test connection (success and the whitelist failure with the address
-// to add), the order widget, the transactions page and Reconcile now, the Russian UI.
+// and shown with their source, section by section (the plugin-wide ones through their own save),
+// the shopper notification settings, Test connection (success and the whitelist failure with the
+// address to add), the order widget, the transactions page and Reconcile now, the Russian UI.
 import type { Page } from "playwright-core"
 import { adminLogin } from "../support/chromium"
 import type { BrowserSuite } from "./suite"
@@ -23,6 +24,22 @@ export function adminTests(suite: BrowserSuite): void {
   afterAll(async () => {
     await page?.context().close().catch(() => undefined)
   })
+
+  const openSettings = async () => {
+    await page.goto(`${suite.demo.adminUrl}/settings/payin`)
+    await page.getByTestId("payin-field-baseUrl").waitFor()
+    await page.getByTestId("payin-plugin-settings").waitFor()
+  }
+  /** Picks an option of the select in the element with this test id. */
+  const choose = async (testId: string, option: string | RegExp) => {
+    await page.getByTestId(testId).getByRole("combobox").click()
+    await page.getByRole("option", { name: option }).click()
+  }
+  const sourceIs = (field: string, source: string) =>
+    page.waitForFunction(
+      ([f, s]) => document.querySelector(`[data-testid="payin-source-${f}"]`)?.getAttribute("data-source") === s,
+      [field, source] as const
+    )
 
   it("the demo made its sample pay-ins", () => {
     expect(Object.keys(suite.demo.samples)).toEqual(["paid", "awaiting", "expired", "dispute", "recalculated", "late", "stray"])
@@ -102,6 +119,108 @@ export function adminTests(suite: BrowserSuite): void {
     expect((await suite.api("GET", "/admin/payin/settings/default", { admin: true })).values.notifications.enabled).toBe(false)
     await suite.api("POST", "/admin/payin/settings/default", { admin: true, body: { notifications: null } })
     expect((await suite.api("GET", "/admin/payin/settings/default", { admin: true })).values.notifications.enabled).toBe(true)
+  })
+
+  it("Settings → Pay-in: each section of the instance saves what is typed, shown as the admin's, and resets", async () => {
+    const before = await suite.api("GET", "/admin/payin/settings/default", { admin: true })
+    const methods = before.values.allowedMethods.includes("card")
+      ? before.values.allowedMethods.filter((m: string) => m !== "card")
+      : [...before.values.allowedMethods, "card"]
+    const timeout = String(before.values.timeoutMs + 5_000)
+    await openSettings()
+    try {
+      // Connection, Payment Page, Checkout, Orders: one field or more of each, then one save
+      await page.getByTestId("payin-field-timeoutMs").fill(timeout)
+      await choose("payin-field-paymentPage.locale", "Русский (RU)")
+      await page.getByTestId("payin-field-allowedBanks").fill("Sber\nTinkoff")
+      await page.locator('[data-testid="payin-field-allowedMethods"] [data-method="card"]').click()
+      await choose("payin-field-amountPolicy.mode", /^Range/)
+      await page.getByTestId("payin-field-amountPolicy.tolerancePercent").fill("2.5")
+      await page.getByTestId("payin-field-manualRefunds").click()
+      await page.getByTestId("payin-save").click()
+      await sourceIs("manualRefunds", "admin")
+
+      const saved = await suite.api("GET", "/admin/payin/settings/default", { admin: true })
+      expect(saved.values).toMatchObject({
+        timeoutMs: Number(timeout),
+        paymentPage: { locale: "RU" },
+        allowedBanks: ["Sber", "Tinkoff"],
+        amountPolicy: { mode: "range", tolerancePercent: 2.5 },
+        manualRefunds: !before.values.manualRefunds,
+      })
+      expect([...saved.values.allowedMethods].sort()).toEqual([...methods].sort())
+      for (const field of ["timeoutMs", "paymentPage.locale", "allowedBanks", "allowedMethods", "amountPolicy", "manualRefunds"]) {
+        expect([field, saved.sources[field]]).toEqual([field, "admin"])
+      }
+
+      // the form shows what was saved, after a reload
+      await openSettings()
+      await expect(page.getByTestId("payin-field-timeoutMs").inputValue()).resolves.toBe(timeout)
+      await expect(page.getByTestId("payin-field-paymentPage.locale").textContent()).resolves.toContain("Русский (RU)")
+      await expect(page.getByTestId("payin-field-allowedBanks").inputValue()).resolves.toBe("Sber\nTinkoff")
+      await expect(page.locator('[data-testid="payin-field-allowedMethods"] [data-method="card"]').getAttribute("data-state")).resolves.toBe(
+        methods.includes("card") ? "checked" : "unchecked"
+      )
+      await expect(page.getByTestId("payin-field-amountPolicy.tolerancePercent").inputValue()).resolves.toBe("2.5")
+      await expect(page.getByTestId("payin-field-manualRefunds").getAttribute("data-state")).resolves.toBe(
+        before.values.manualRefunds ? "unchecked" : "checked"
+      )
+      await expect(page.getByTestId("payin-source-amountPolicy").getAttribute("data-source")).resolves.toBe("admin")
+
+      // Reset puts a field back to where it came from
+      await page.getByTestId("payin-reset-timeoutMs").click()
+      await sourceIs("timeoutMs", before.sources.timeoutMs)
+      await expect(page.getByTestId("payin-field-timeoutMs").inputValue()).resolves.toBe(String(before.values.timeoutMs))
+    } finally {
+      await suite.api("POST", "/admin/payin/settings/default", {
+        admin: true,
+        body: { timeoutMs: null, paymentPage: { locale: null }, allowedBanks: null, allowedMethods: null, amountPolicy: null, manualRefunds: null },
+      })
+    }
+    const restored = await suite.api("GET", "/admin/payin/settings/default", { admin: true })
+    expect(restored.values).toEqual(before.values)
+  })
+
+  it("Settings → Pay-in: the plugin-wide reconciliation and retention settings save through their own container", async () => {
+    const before = (await suite.api("GET", "/admin/payin/settings", { admin: true })).plugin
+    const typed = {
+      reconcileAfterSeconds: before.values.reconcileAfterSeconds + 15,
+      reconcileConcurrency: before.values.reconcileConcurrency === 3 ? 4 : 3,
+      lockTtlSeconds: before.values.lockTtlSeconds + 5,
+      webhookRetentionDays: before.values.webhookRetentionDays + 15,
+      pruneBatchSize: before.values.pruneBatchSize + 100,
+    }
+    await openSettings()
+    const container = page.getByTestId("payin-plugin-settings")
+    try {
+      for (const [field, value] of Object.entries(typed)) {
+        await container.getByTestId(`payin-field-${field}`).fill(String(value))
+      }
+      await container.getByTestId("payin-plugin-save").click()
+      await sourceIs("reconcileConcurrency", "admin")
+
+      const saved = (await suite.api("GET", "/admin/payin/settings", { admin: true })).plugin
+      expect(saved.values).toEqual({ ...before.values, ...typed })
+      for (const field of Object.keys(typed)) expect([field, saved.sources[field]]).toEqual([field, "admin"])
+      // the instance's settings were not touched by the plugin-wide save
+      expect((await suite.api("GET", "/admin/payin/settings/default", { admin: true })).sources.timeoutMs).not.toBe("admin")
+
+      await openSettings()
+      for (const [field, value] of Object.entries(typed)) {
+        await expect(page.getByTestId(`payin-field-${field}`).inputValue()).resolves.toBe(String(value))
+      }
+      await page.getByTestId("payin-health-reconciliation").waitFor()
+      await page.getByTestId("payin-health-retention").waitFor()
+
+      // a value out of the option's range: the field's error, nothing saved
+      await page.getByTestId("payin-field-reconcileConcurrency").fill("100")
+      await page.getByTestId("payin-plugin-save").click()
+      await page.getByTestId("payin-field-error-reconcileConcurrency").waitFor()
+      expect((await suite.api("GET", "/admin/payin/settings", { admin: true })).plugin.values.reconcileConcurrency).toBe(typed.reconcileConcurrency)
+    } finally {
+      await suite.api("POST", "/admin/payin/settings", { admin: true, body: Object.fromEntries(Object.keys(typed).map((k) => [k, null])) })
+    }
+    expect((await suite.api("GET", "/admin/payin/settings", { admin: true })).plugin.values).toEqual(before.values)
   })
 
   it("Test connection: success, then the whitelist failure with the address to add", async () => {

@@ -13,13 +13,11 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import os from "os"
 import path from "path"
 import type { Browser, BrowserContext, Page } from "playwright-core"
-import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import type { RunningSandbox } from "../../src/sandbox"
 import type { PayinStatusResponse } from "../../src/storefront/types"
-import { seedDemoStore } from "../app/seed/demo-store"
-import { TEST_ADMIN } from "../support/admin"
 import { ensureChromium, launchBrowser } from "../support/chromium"
-import { appDir, eventually } from "../support/medusa-process"
+import { appSpec } from "../support/harness"
+import { eventually } from "../support/medusa-process"
 import { freePort } from "../support/net"
 import { sandboxForApp } from "../support/sandbox"
 
@@ -133,282 +131,266 @@ afterAll(() => {
 let sandbox: RunningSandbox
 sandboxForApp(KEY, { requisitesPerMethod: 1000 }, (s) => (sandbox = s))
 
-medusaIntegrationTestRunner({
-  inApp: true,
-  cwd: appDir,
-  testSuite: ({ api, getContainer }) =>
-    // a block of its own: its afterAll stops Next and Chromium before the runner shuts Medusa down
-    // (their keep-alive connections would hold that shutdown until it times out)
-    describe("Next.js storefront", () => {
-      let typeChecks: Promise<TypeCheck[]>
-      let next: ChildProcess | undefined
-      let nextLog = ""
-      let browser: Browser
-      let publishableKey: string
-      const contexts: BrowserContext[] = []
-      const booted = Date.now()
+appSpec(({ api, seedStore }) =>
+  // a block of its own: its afterAll stops Next and Chromium before the runner shuts Medusa down
+  // (their keep-alive connections would hold that shutdown until it times out)
+  describe("Next.js storefront", () => {
+    let typeChecks: Promise<TypeCheck[]>
+    let next: ChildProcess | undefined
+    let nextLog = ""
+    let browser: Browser
+    let publishableKey: string
+    const contexts: BrowserContext[] = []
+    const booted = Date.now()
 
-      beforeAll(async () => {
-        phases.push(["Medusa test app up, from the spec's start (in parallel with the install)", (Date.now() - booted) / 1000])
-        const backendUrl = api.defaults.baseURL as string
-        sandbox.updateMerchant({ webhookUrl: `${backendUrl}/hooks/payin/default` })
-        // seeded before the runner's template snapshot: every test starts from this store
-        const seed = await seedDemoStore(getContainer(), {
-          providerIds: ["pp_payin_default", "pp_system_default"],
-          adminEmail: TEST_ADMIN.email,
-          adminPassword: TEST_ADMIN.password,
-        })
-        publishableKey = seed.publishableKey
-        const waited = Date.now()
-        await prepared
-        phases.push(["waiting for the install after Medusa was up", (Date.now() - waited) / 1000])
+    beforeAll(async () => {
+      phases.push(["Medusa test app up, from the spec's start (in parallel with the install)", (Date.now() - booted) / 1000])
+      const backendUrl = api.defaults.baseURL as string
+      sandbox.updateMerchant({ webhookUrl: `${backendUrl}/hooks/payin/default` })
+      // seeded before the runner's template snapshot: every test starts from this store
+      const seed = await seedStore(["pp_payin_default", "pp_system_default"])
+      publishableKey = seed.publishableKey
+      const waited = Date.now()
+      await prepared
+      phases.push(["waiting for the install after Medusa was up", (Date.now() - waited) / 1000])
 
-        // NEXT_PUBLIC_ variables are inlined by `next build`: the key must be known now
-        const env = childEnv({ NODE_ENV: "production", NEXT_PUBLIC_MEDUSA_BACKEND_URL: backendUrl, NEXT_PUBLIC_MEDUSA_PUBLISHABLE_KEY: publishableKey })
-        const nextBin = path.join(app, "node_modules", ".bin", "next")
-        await timed("next build", () => run(nextBin, ["build"], env))
-        typeChecks = typeCheck()
-        typeChecks.catch(() => undefined) // awaited in the last test
-        await timed("next start (until it answers)", async () => {
-          const port = new URL(storefrontUrl).port
-          next = spawn(nextBin, ["start", "-p", port], { cwd: app, env, stdio: ["ignore", "pipe", "pipe"] })
-          next.stdout!.on("data", (d) => (nextLog += d))
-          next.stderr!.on("data", (d) => (nextLog += d))
-          await eventually(
-            "next start answers",
-            async () => {
-              if (next!.exitCode !== null) throw new Error(`next start exited ${next!.exitCode}:\n${nextLog}`)
-              return fetch(`${storefrontUrl}/ru`, { redirect: "manual" }).then(
-                (r) => r.status === 200,
-                () => false
-              )
-            },
-            60_000,
-            200
-          )
-        })
-        browser = await timed("Chromium (installed when absent) and launch", async () => {
-          ensureChromium()
-          return launchBrowser()
-        })
+      // NEXT_PUBLIC_ variables are inlined by `next build`: the key must be known now
+      const env = childEnv({ NODE_ENV: "production", NEXT_PUBLIC_MEDUSA_BACKEND_URL: backendUrl, NEXT_PUBLIC_MEDUSA_PUBLISHABLE_KEY: publishableKey })
+      const nextBin = path.join(app, "node_modules", ".bin", "next")
+      await timed("next build", () => run(nextBin, ["build"], env))
+      typeChecks = typeCheck()
+      typeChecks.catch(() => undefined) // awaited in the last test
+      await timed("next start (until it answers)", async () => {
+        const port = new URL(storefrontUrl).port
+        next = spawn(nextBin, ["start", "-p", port], { cwd: app, env, stdio: ["ignore", "pipe", "pipe"] })
+        next.stdout!.on("data", (d) => (nextLog += d))
+        next.stderr!.on("data", (d) => (nextLog += d))
+        await eventually(
+          "next start answers",
+          async () => {
+            if (next!.exitCode !== null) throw new Error(`next start exited ${next!.exitCode}:\n${nextLog}`)
+            return fetch(`${storefrontUrl}/ru`, { redirect: "manual" }).then(
+              (r) => r.status === 200,
+              () => false
+            )
+          },
+          60_000,
+          200
+        )
       })
-
-      afterAll(async () => {
-        await Promise.all(contexts.map((c) => c.close().catch(() => undefined)))
-        await browser?.close().catch(() => undefined)
-        if (next && next.exitCode === null) {
-          const gone = new Promise((r) => next!.once("exit", r))
-          next.kill("SIGTERM")
-          await gone
-        }
+      browser = await timed("Chromium (installed when absent) and launch", async () => {
+        ensureChromium()
+        return launchBrowser()
       })
+    })
 
-      /** The pay-in as the store API shows it (what the app's server reads too). */
-      const status = async (query: string): Promise<PayinStatusResponse> => {
-        const res = await api.get(`/store/payin/status?${query}`, { headers: { "x-publishable-api-key": publishableKey } })
-        return res.data
+    afterAll(async () => {
+      await Promise.all(contexts.map((c) => c.close().catch(() => undefined)))
+      await browser?.close().catch(() => undefined)
+      if (next && next.exitCode === null) {
+        const gone = new Promise((r) => next!.once("exit", r))
+        next.kill("SIGTERM")
+        await gone
       }
-      const control = async (method: "POST" | "PUT", route: string, body?: unknown) => {
-        const res = await fetch(`${sandbox.url}${route}`, {
-          method,
-          headers: body === undefined ? {} : { "content-type": "application/json" },
-          body: body === undefined ? undefined : JSON.stringify(body),
+    })
+
+    /** The pay-in as the store API shows it (what the app's server reads too). */
+    const status = async (query: string): Promise<PayinStatusResponse> => {
+      const res = await api.get(`/store/payin/status?${query}`, { headers: { "x-publishable-api-key": publishableKey } })
+      return res.data
+    }
+    const control = async (method: "POST" | "PUT", route: string, body?: unknown) => {
+      const res = await fetch(`${sandbox.url}${route}`, {
+        method,
+        headers: body === undefined ? {} : { "content-type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      if (!res.ok) throw new Error(`sandbox ${method} ${route}: ${res.status} ${await res.text()}`)
+    }
+
+    /** A shopper's tab; `visited` lists every page the tab requested, redirects included. */
+    async function shopper(): Promise<{ page: Page; context: BrowserContext; visited: string[] }> {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-US" })
+      contexts.push(context)
+      const page = await context.newPage()
+      page.setDefaultTimeout(30_000)
+      const visited: string[] = []
+      page.on("request", (request) => {
+        if (request.isNavigationRequest() && request.frame() === page.mainFrame()) visited.push(request.url())
+      })
+      return { page, context, visited }
+    }
+
+    /** Runs a scenario in a new shopper's tab; on failure adds a screenshot's path and the Next server's output. */
+    async function scenario(name: string, fn: (tab: { page: Page; context: BrowserContext; visited: string[] }) => Promise<void>): Promise<void> {
+      const started = Date.now()
+      let page: Page | undefined
+      try {
+        const tab = await shopper()
+        page = tab.page
+        await fn(tab)
+      } catch (error) {
+        const file = path.join(os.tmpdir(), `payin-next-${name.replace(/\W+/g, "-")}.png`)
+        await page?.screenshot({ path: file, fullPage: true }).catch(() => undefined)
+        throw Object.assign(error as Error, {
+          message: `${(error as Error).message}\n(screenshot ${file}; page ${page?.url()})\nnext start output:\n${nextLog.slice(-4000)}`,
         })
-        if (!res.ok) throw new Error(`sandbox ${method} ${route}: ${res.status} ${await res.text()}`)
+      } finally {
+        phases.push([`scenario: ${name}`, (Date.now() - started) / 1000])
       }
+    }
 
-      /** A shopper's tab; `visited` lists every page the tab requested, redirects included. */
-      async function shopper(): Promise<{ page: Page; context: BrowserContext; visited: string[] }> {
-        const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-US" })
-        contexts.push(context)
-        const page = await context.newPage()
-        page.setDefaultTimeout(30_000)
-        const visited: string[] = []
-        page.on("request", (request) => {
-          if (request.isNavigationRequest() && request.frame() === page.mainFrame()) visited.push(request.url())
-        })
-        return { page, context, visited }
-      }
+    const cartCookie = async (context: BrowserContext) =>
+      (await context.cookies(storefrontUrl)).find((c) => c.name === "_medusa_cart_id" && c.value)?.value
 
-      /** Runs a scenario; on failure adds a screenshot's path and the Next server's output. */
-      async function scenario(name: string, page: () => Page | undefined, fn: () => Promise<void>): Promise<void> {
-        const started = Date.now()
+    /** Product → cart → address → delivery → pay-in with this bank and method → "Continue to review". */
+    async function toPayment(page: Page, choice: { bank?: string; method?: string }) {
+      await page.goto(`${storefrontUrl}/ru`)
+      await page.getByTestId("add-product-button").click()
+      await page.waitForURL(/\/ru\/checkout$/)
+      await page.locator('input[name="email"]').fill(`shopper-${Date.now().toString(36)}@payin.test`)
+      await page.locator('input[name="shipping_address.first_name"]').fill("Ivan")
+      await page.locator('input[name="shipping_address.last_name"]').fill("Petrov")
+      await page.locator('input[name="shipping_address.address_1"]').fill("Tverskaya 1")
+      await page.locator('input[name="shipping_address.city"]').fill("Moscow")
+      await page.locator('input[name="shipping_address.postal_code"]').fill("101000")
+      await page.getByTestId("submit-address-button").click()
+      await page.locator('input[name="shipping_method_id"]').first().check()
+      await page.getByTestId("submit-delivery-option-button").click()
+      await page.locator('input[name="payment-method"][value="pp_payin_default"]').check()
+      // the banks come from GET /store/payin/banks, read by the server for this cart
+      if (choice.bank) await page.getByTestId("payin-bank-select").selectOption(choice.bank)
+      if (choice.method) await page.getByTestId("payin-method-select").selectOption(choice.method)
+    }
+
+    async function continueToReview(page: Page) {
+      await page.getByTestId("submit-payment-button").click()
+      await page.getByTestId("submit-order-button").waitFor()
+    }
+
+    /** The kit's instructions (test id `payin-instructions`) in this state. */
+    const instructions = (page: Page, state: string) => page.locator(`[data-testid="payin-instructions"][data-state="${state}"]`).waitFor()
+    /** The order page heading's lines (test id `payin-order-heading`) once they say this outcome. */
+    async function heading(page: Page, outcome: string): Promise<string> {
+      const lines = page.locator(`[data-testid="payin-order-heading"][data-outcome="${outcome}"]`)
+      await lines.waitFor()
+      return (await lines.textContent())!
+    }
+
+    const orderIdOf = (page: Page) => /\/order\/(order_\w+)\/confirmed$/.exec(new URL(page.url()).pathname)![1]
+    const returned = (visited: string[], cartId: string) =>
+      visited.some((url) => url === `${storefrontUrl}/ru/payin-return?cart_id=${cartId}`)
+
+    it("buys, shows what to pay from the server, pays on the hosted Payment Page, returns through the route to a paid order", async () => {
+      await scenario("pay after the order", async ({ page, context, visited }) => {
+        await toPayment(page, { bank: "sberbank", method: "card" })
+        await continueToReview(page)
+        const cartId = (await cartCookie(context))!
+        expect(cartId).toMatch(/^cart_/)
+        await page.getByTestId("submit-order-button").click()
+        await page.waitForURL(/\/ru\/order\/order_\w+\/confirmed$/)
+        const orderId = orderIdOf(page)
+        expect(await cartCookie(context)).toBeUndefined() // placeOrder() removed it
+
+        // the instructions are in the server's HTML (initial from the kit's client, server-side)
+        const html = await (await fetch(page.url())).text()
+        expect(html).toMatch(/data-testid="payin-instructions"[^>]*data-state="awaiting_payment"/)
+        expect(html).toMatch(/data-testid="payin-order-heading" data-outcome="awaiting"/)
+        await instructions(page, "awaiting_payment")
+        expect(await heading(page, "awaiting")).toBe("Thank you!Your order was placed and awaits your payment.")
+        expect(await page.getByTestId("payin-instructions-status").getAttribute("data-state")).toBe("awaiting_payment")
+        const { payin, order } = await status(`order_id=${orderId}`)
+        expect(order).toMatchObject({ id: orderId, payment_status: "awaiting" })
+        expect(payin).toMatchObject({ state: "awaiting_payment", bank: "sberbank", method: "card", amount: "1790.00", currency: "RUB" })
+        expect(await page.locator('[data-payin="amount"]').textContent()).toContain("1,790.00")
+        expect((await page.locator('[data-payin="requisite"]').textContent())!.replace(/\D/g, "")).toBe(payin!.requisite!.number)
+
+        await page.getByTestId("payin-instructions").getByTestId("payin-payment-page-link").click()
+        await page.waitForURL((url) => url.href.startsWith(sandbox.url))
+        await page.locator("#paid").click()
+        await page.waitForURL(new RegExp(`/ru/order/${orderId}/confirmed$`))
+        expect(returned(visited, cartId)).toBe(true)
+        await instructions(page, "paid")
+        expect(await heading(page, "paid")).toBe("Thank you!Your order was placed and paid.")
+        expect(await page.locator('[data-payin="requisite"]').count()).toBe(0)
+        await eventually("the order captured", async () => (await status(`order_id=${orderId}`)).order?.payment_status === "captured", 30_000)
+      })
+    })
+
+    it("pays on the hosted page before the order exists: the return route places the order, shown paid", async () => {
+      await scenario("pay before the order", async ({ page, context, visited }) => {
+        await toPayment(page, { bank: "tinkoff", method: "phone_number" })
+        await continueToReview(page)
+        const cartId = (await cartCookie(context))!
+        // no webhook until the shopper is back, so the return route (not the webhook) places the order
+        sandbox.updateMerchant({ webhookUrl: null })
         try {
-          await fn()
-        } catch (error) {
-          const file = path.join(os.tmpdir(), `payin-next-${name.replace(/\W+/g, "-")}.png`)
-          await page()?.screenshot({ path: file, fullPage: true }).catch(() => undefined)
-          throw Object.assign(error as Error, {
-            message: `${(error as Error).message}\n(screenshot ${file}; page ${page()?.url()})\nnext start output:\n${nextLog.slice(-4000)}`,
-          })
-        } finally {
-          phases.push([`scenario: ${name}`, (Date.now() - started) / 1000])
-        }
-      }
-
-      const cartCookie = async (context: BrowserContext) =>
-        (await context.cookies(storefrontUrl)).find((c) => c.name === "_medusa_cart_id" && c.value)?.value
-
-      /** Product → cart → address → delivery → pay-in with this bank and method → "Continue to review". */
-      async function toPayment(page: Page, choice: { bank?: string; method?: string }) {
-        await page.goto(`${storefrontUrl}/ru`)
-        await page.getByTestId("add-product-button").click()
-        await page.waitForURL(/\/ru\/checkout$/)
-        await page.locator('input[name="email"]').fill(`shopper-${Date.now().toString(36)}@payin.test`)
-        await page.locator('input[name="shipping_address.first_name"]').fill("Ivan")
-        await page.locator('input[name="shipping_address.last_name"]').fill("Petrov")
-        await page.locator('input[name="shipping_address.address_1"]').fill("Tverskaya 1")
-        await page.locator('input[name="shipping_address.city"]').fill("Moscow")
-        await page.locator('input[name="shipping_address.postal_code"]').fill("101000")
-        await page.getByTestId("submit-address-button").click()
-        await page.locator('input[name="shipping_method_id"]').first().check()
-        await page.getByTestId("submit-delivery-option-button").click()
-        await page.locator('input[name="payment-method"][value="pp_payin_default"]').check()
-        // the banks come from GET /store/payin/banks, read by the server for this cart
-        if (choice.bank) await page.getByTestId("payin-bank-select").selectOption(choice.bank)
-        if (choice.method) await page.getByTestId("payin-method-select").selectOption(choice.method)
-      }
-
-      async function continueToReview(page: Page) {
-        await page.getByTestId("submit-payment-button").click()
-        await page.getByTestId("submit-order-button").waitFor()
-      }
-
-      /** The kit's instructions (test id `payin-instructions`) in this state. */
-      const instructions = (page: Page, state: string) => page.locator(`[data-testid="payin-instructions"][data-state="${state}"]`).waitFor()
-      /** The order page heading's lines (test id `payin-order-heading`) once they say this outcome. */
-      async function heading(page: Page, outcome: string): Promise<string> {
-        const lines = page.locator(`[data-testid="payin-order-heading"][data-outcome="${outcome}"]`)
-        await lines.waitFor()
-        return (await lines.textContent())!
-      }
-
-      const orderIdOf = (page: Page) => /\/order\/(order_\w+)\/confirmed$/.exec(new URL(page.url()).pathname)![1]
-      const returned = (visited: string[], cartId: string) =>
-        visited.some((url) => url === `${storefrontUrl}/ru/payin-return?cart_id=${cartId}`)
-
-      it("buys, shows what to pay from the server, pays on the hosted Payment Page, returns through the route to a paid order", async () => {
-        let tab: Page | undefined
-        await scenario("pay after the order", () => tab, async () => {
-          const { page, context, visited } = await shopper()
-          tab = page
-          await toPayment(page, { bank: "sberbank", method: "card" })
-          await continueToReview(page)
-          const cartId = (await cartCookie(context))!
-          expect(cartId).toMatch(/^cart_/)
-          await page.getByTestId("submit-order-button").click()
-          await page.waitForURL(/\/ru\/order\/order_\w+\/confirmed$/)
-          const orderId = orderIdOf(page)
-          expect(await cartCookie(context)).toBeUndefined() // placeOrder() removed it
-
-          // the instructions are in the server's HTML (initial from the kit's client, server-side)
-          const html = await (await fetch(page.url())).text()
-          expect(html).toMatch(/data-testid="payin-instructions"[^>]*data-state="awaiting_payment"/)
-          expect(html).toMatch(/data-testid="payin-order-heading" data-outcome="awaiting"/)
-          await instructions(page, "awaiting_payment")
-          expect(await heading(page, "awaiting")).toBe("Thank you!Your order was placed and awaits your payment.")
-          expect(await page.getByTestId("payin-instructions-status").getAttribute("data-state")).toBe("awaiting_payment")
-          const { payin, order } = await status(`order_id=${orderId}`)
-          expect(order).toMatchObject({ id: orderId, payment_status: "awaiting" })
-          expect(payin).toMatchObject({ state: "awaiting_payment", bank: "sberbank", method: "card", amount: "1790.00", currency: "RUB" })
-          expect(await page.locator('[data-payin="amount"]').textContent()).toContain("1,790.00")
-          expect((await page.locator('[data-payin="requisite"]').textContent())!.replace(/\D/g, "")).toBe(payin!.requisite!.number)
-
-          await page.getByTestId("payin-instructions").getByTestId("payin-payment-page-link").click()
+          await page.getByTestId("payin-payment-page-link").click()
           await page.waitForURL((url) => url.href.startsWith(sandbox.url))
           await page.locator("#paid").click()
-          await page.waitForURL(new RegExp(`/ru/order/${orderId}/confirmed$`))
-          expect(returned(visited, cartId)).toBe(true)
-          await instructions(page, "paid")
-          expect(await heading(page, "paid")).toBe("Thank you!Your order was placed and paid.")
-          expect(await page.locator('[data-payin="requisite"]').count()).toBe(0)
-          await eventually("the order captured", async () => (await status(`order_id=${orderId}`)).order?.payment_status === "captured", 30_000)
-        })
-      })
-
-      it("pays on the hosted page before the order exists: the return route places the order, shown paid", async () => {
-        let tab: Page | undefined
-        await scenario("pay before the order", () => tab, async () => {
-          const { page, context, visited } = await shopper()
-          tab = page
-          await toPayment(page, { bank: "tinkoff", method: "phone_number" })
-          await continueToReview(page)
-          const cartId = (await cartCookie(context))!
-          // no webhook until the shopper is back, so the return route (not the webhook) places the order
-          sandbox.updateMerchant({ webhookUrl: null })
-          try {
-            await page.getByTestId("payin-payment-page-link").click()
-            await page.waitForURL((url) => url.href.startsWith(sandbox.url))
-            await page.locator("#paid").click()
-            await page.waitForURL(/\/ru\/order\/order_\w+\/confirmed$/)
-          } finally {
-            sandbox.updateMerchant({ webhookUrl: `${api.defaults.baseURL}/hooks/payin/default` })
-          }
-          const orderId = orderIdOf(page)
-          expect(returned(visited, cartId)).toBe(true)
-          expect(await cartCookie(context)).toBeUndefined() // the route removed it
-          const placed = await status(`order_id=${orderId}`)
-          expect(placed.cart_id).toBe(cartId)
-          expect(placed.order?.payment_status).toBe("awaiting")
-
-          // the service's callback arrives: the open page turns to paid by itself
-          await control("POST", `/_sandbox/transactions/${placed.payin!.payin_id}/webhook`)
-          await instructions(page, "paid")
-          await heading(page, "paid") // the heading follows the instructions' poll
-          await eventually("the order captured", async () => (await status(`order_id=${orderId}`)).order?.payment_status === "captured", 30_000)
-        })
-      })
-
-      it("shows payin_requisites_unavailable as a readable message with its code; trying again works", async () => {
-        let tab: Page | undefined
-        await scenario("requisites unavailable", () => tab, async () => {
-          const { page } = await shopper()
-          tab = page
-          await toPayment(page, {})
-          await control("PUT", "/_sandbox/faults", [{ route: "POST /payment/trading/pay-in", status: 422, code: "REQUISITES_UNAVAILABLE", count: 1 }])
-          await page.getByTestId("submit-payment-button").click()
-          const error = page.getByTestId("payment-method-error-message")
-          await error.waitFor()
-          const text = (await error.textContent())!
-          expect(text).toContain("(payin_requisites_unavailable)")
-          expect(text).toMatch(/another bank or method/)
-          expect(await page.getByTestId("submit-order-button").count()).toBe(0)
-          await continueToReview(page)
-          expect(await error.count()).toBe(0)
-        })
-      })
-
-      it("an order left unpaid until the window ends shows as not paid, live and after a reload", async () => {
-        let tab: Page | undefined
-        await scenario("window ends unpaid", () => tab, async () => {
-          const { page } = await shopper()
-          tab = page
-          await toPayment(page, { bank: "vtb", method: "account" })
-          await continueToReview(page)
-          await page.getByTestId("submit-order-button").click()
           await page.waitForURL(/\/ru\/order\/order_\w+\/confirmed$/)
-          const orderId = orderIdOf(page)
-          await instructions(page, "awaiting_payment")
-          const { payin } = await status(`order_id=${orderId}`)
-
-          await control("POST", `/_sandbox/transactions/${payin!.payin_id}/expire`)
-          await instructions(page, "expired")
-          expect(await heading(page, "unpaid")).toMatch(/^Your order was not paid\.The payment window ended before a payment arrived\./)
-          expect(await page.locator('[data-payin="requisite"]').count()).toBe(0)
-          await eventually("the order canceled", async () => (await status(`order_id=${orderId}`)).order?.status === "canceled", 30_000)
-          await page.reload()
-          await instructions(page, "expired")
-          expect(await heading(page, "unpaid")).toBe(
-            "Your order was not paid.The payment window ended before a payment arrived. The order was canceled."
-          )
-          expect(await page.getByTestId("payin-payment-page-link").count()).toBe(0)
-        })
-      })
-
-      it("type-checks strictly with the kit's declarations and Next's route types (moduleResolution \"node\" as in the starter, and \"bundler\")", async () => {
-        for (const check of await typeChecks) {
-          expect(check).toEqual({ resolution: check.resolution, errors: "" })
+        } finally {
+          sandbox.updateMerchant({ webhookUrl: `${api.defaults.baseURL}/hooks/payin/default` })
         }
+        const orderId = orderIdOf(page)
+        expect(returned(visited, cartId)).toBe(true)
+        expect(await cartCookie(context)).toBeUndefined() // the route removed it
+        const placed = await status(`order_id=${orderId}`)
+        expect(placed.cart_id).toBe(cartId)
+        expect(placed.order?.payment_status).toBe("awaiting")
+
+        // the service's callback arrives: the open page turns to paid by itself
+        await control("POST", `/_sandbox/transactions/${placed.payin!.payin_id}/webhook`)
+        await instructions(page, "paid")
+        await heading(page, "paid") // the heading follows the instructions' poll
+        await eventually("the order captured", async () => (await status(`order_id=${orderId}`)).order?.payment_status === "captured", 30_000)
       })
-    }),
-})
+    })
+
+    it("shows payin_requisites_unavailable as a readable message with its code; trying again works", async () => {
+      await scenario("requisites unavailable", async ({ page }) => {
+        await toPayment(page, {})
+        await control("PUT", "/_sandbox/faults", [{ route: "POST /payment/trading/pay-in", status: 422, code: "REQUISITES_UNAVAILABLE", count: 1 }])
+        await page.getByTestId("submit-payment-button").click()
+        const error = page.getByTestId("payment-method-error-message")
+        await error.waitFor()
+        const text = (await error.textContent())!
+        expect(text).toContain("(payin_requisites_unavailable)")
+        expect(text).toMatch(/another bank or method/)
+        expect(await page.getByTestId("submit-order-button").count()).toBe(0)
+        await continueToReview(page)
+        expect(await error.count()).toBe(0)
+      })
+    })
+
+    it("an order left unpaid until the window ends shows as not paid, live and after a reload", async () => {
+      await scenario("window ends unpaid", async ({ page }) => {
+        await toPayment(page, { bank: "vtb", method: "account" })
+        await continueToReview(page)
+        await page.getByTestId("submit-order-button").click()
+        await page.waitForURL(/\/ru\/order\/order_\w+\/confirmed$/)
+        const orderId = orderIdOf(page)
+        await instructions(page, "awaiting_payment")
+        const { payin } = await status(`order_id=${orderId}`)
+
+        await control("POST", `/_sandbox/transactions/${payin!.payin_id}/expire`)
+        await instructions(page, "expired")
+        expect(await heading(page, "unpaid")).toMatch(/^Your order was not paid\.The payment window ended before a payment arrived\./)
+        expect(await page.locator('[data-payin="requisite"]').count()).toBe(0)
+        await eventually("the order canceled", async () => (await status(`order_id=${orderId}`)).order?.status === "canceled", 30_000)
+        await page.reload()
+        await instructions(page, "expired")
+        expect(await heading(page, "unpaid")).toBe(
+          "Your order was not paid.The payment window ended before a payment arrived. The order was canceled."
+        )
+        expect(await page.getByTestId("payin-payment-page-link").count()).toBe(0)
+      })
+    })
+
+    it("type-checks strictly with the kit's declarations and Next's route types (moduleResolution \"node\" as in the starter, and \"bundler\")", async () => {
+      for (const check of await typeChecks) {
+        expect(check).toEqual({ resolution: check.resolution, errors: "" })
+      }
+    })
+  })
+)

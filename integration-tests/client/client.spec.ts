@@ -5,6 +5,7 @@ import { AddressInfo } from "net"
 import { PayinClient, closePayinPools } from "../../src/client/client"
 import { PayinServiceError } from "../../src/client/errors"
 import type { RunningSandbox } from "../../src/sandbox"
+import { localHttpServer } from "../support/net"
 import { startTestSandbox } from "../support/sandbox"
 
 const KEY = "client-spec-key-0123456789"
@@ -168,27 +169,11 @@ describe("PayinClient", () => {
 
 describe("PayinClient: deadline, answer size, addresses (security review)", () => {
   /** A server on this machine whose handler the test sets; counts the requests it got. */
-  let server: http.Server
-  let serverUrl: string
   let handler: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_req, res) => res.end("{}")
   let hits = 0
-  const sockets = new Set<import("net").Socket>()
-
-  beforeAll(async () => {
-    server = http.createServer((req, res) => {
-      hits++
-      handler(req, res)
-    })
-    server.on("connection", (s) => {
-      sockets.add(s)
-      s.on("close", () => sockets.delete(s))
-    })
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
-    serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  })
-  afterAll(async () => {
-    for (const s of sockets) s.destroy()
-    await new Promise((r) => server.close(r))
+  const server = localHttpServer((req, res) => {
+    hits++
+    handler(req, res)
   })
   beforeEach(() => {
     hits = 0
@@ -212,7 +197,7 @@ describe("PayinClient: deadline, answer size, addresses (security review)", () =
       res.on("close", () => clearInterval(tick))
     }
     const started = Date.now()
-    const error = await caught(new PayinClient({ baseUrl: serverUrl, apiKey: KEY, timeoutMs: 2500, getAttempts: 1, ownPool: true }).listBanks())
+    const error = await caught(new PayinClient({ baseUrl: server.url, apiKey: KEY, timeoutMs: 2500, getAttempts: 1, ownPool: true }).listBanks())
     const elapsed = Date.now() - started
     timers.forEach(clearInterval)
     expect(error).toMatchObject({ kind: "timeout", ambiguous: true })
@@ -239,7 +224,7 @@ describe("PayinClient: deadline, answer size, addresses (security review)", () =
         pump()
       }
       const error = await caught(
-        new PayinClient({ baseUrl: serverUrl, apiKey: KEY, timeoutMs: 10_000, getAttempts: 1, ownPool: true }).listBanks()
+        new PayinClient({ baseUrl: server.url, apiKey: KEY, timeoutMs: 10_000, getAttempts: 1, ownPool: true }).listBanks()
       )
       expect([declared, error.kind]).toEqual([declared, "response_too_large"])
       expect(`${error.message} ${JSON.stringify(error.details)}`).not.toContain(marker)
@@ -249,7 +234,7 @@ describe("PayinClient: deadline, answer size, addresses (security review)", () =
     }
     // a smaller cap can be set
     handler = (_req, res) => res.end(JSON.stringify([{ name: "x".repeat(2000), methods: ["card"] }]))
-    const small = await caught(new PayinClient({ baseUrl: serverUrl, apiKey: KEY, getAttempts: 1, maxResponseBytes: 1000 }).listBanks())
+    const small = await caught(new PayinClient({ baseUrl: server.url, apiKey: KEY, getAttempts: 1, maxResponseBytes: 1000 }).listBanks())
     expect(small.kind).toBe("response_too_large")
   })
 
@@ -259,7 +244,7 @@ describe("PayinClient: deadline, answer size, addresses (security review)", () =
       res.writeHead(418, { "content-type": "application/json" })
       res.end(JSON.stringify({ code: `${marker}-CODE`, message: `${marker} secret`, detail: marker }))
     }
-    const typed = new PayinClient({ baseUrl: serverUrl, apiKey: KEY, getAttempts: 1, quoteAnswers: false })
+    const typed = new PayinClient({ baseUrl: server.url, apiKey: KEY, getAttempts: 1, quoteAnswers: false })
     const refused = await caught(typed.listBanks())
     expect(refused).toMatchObject({ kind: "validation", status: 418 })
     expect(`${refused.message} ${JSON.stringify(refused.details)}`).not.toContain(marker)
@@ -272,13 +257,13 @@ describe("PayinClient: deadline, answer size, addresses (security review)", () =
       res.writeHead(400, { "content-type": "application/json" })
       res.end(JSON.stringify({ code: "BAD", message: "fiatAmount is required" }))
     }
-    expect((await caught(new PayinClient({ baseUrl: serverUrl, apiKey: KEY }).listBanks())).message).toContain("fiatAmount is required")
+    expect((await caught(new PayinClient({ baseUrl: server.url, apiKey: KEY }).listBanks())).message).toContain("fiatAmount is required")
   })
 
   it("refuses private, loopback and link-local addresses when told to, before connecting", async () => {
-    const port = (server.address() as AddressInfo).port
+    const port = new URL(server.url).port
     for (const baseUrl of [
-      serverUrl,
+      server.url,
       `http://localhost:${port}`,
       `http://foo.localhost:${port}`,
       `http://[::1]:${port}`,
@@ -298,7 +283,7 @@ describe("PayinClient: deadline, answer size, addresses (security review)", () =
     expect(hits).toBe(0)
     // without the guard (the configured service on this machine) the same server is reached
     handler = (_req, res) => res.end("[]")
-    expect(await new PayinClient({ baseUrl: serverUrl, apiKey: KEY }).listBanks()).toEqual([])
+    expect(await new PayinClient({ baseUrl: server.url, apiKey: KEY }).listBanks()).toEqual([])
     expect(hits).toBe(1)
   })
 })

@@ -8,20 +8,14 @@ import { randomUUID } from "crypto"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs"
 import os from "os"
 import path from "path"
-import { request } from "undici"
-import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
-import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
-import { PAYIN_MODULE } from "../../medusa-plugin.config"
-import { sign } from "../../src/client/signature"
+import { Modules } from "@medusajs/framework/utils"
 import { applyPendingEffect } from "../../src/money-path/apply"
 import { reconcilePayins } from "../../src/money-path/reconcile"
-import { PAYIN_EVENTS } from "../../src/modules/payin/events"
 import type { RunningSandbox } from "../../src/sandbox"
-import { DemoSeedResult, seedDemoStore } from "../app/seed/demo-store"
-import { TEST_ADMIN, adminHeaders } from "../support/admin"
+import { PAYIN_EVENTS, storeSpec } from "../support/harness"
 import { eventually } from "../support/medusa-process"
-import { control, sandboxForApp } from "../support/sandbox"
-import { Storefront, placedOrderAwaitingPayment } from "../support/storefront"
+import { control } from "../support/sandbox"
+import { Storefront } from "../support/storefront"
 
 jest.setTimeout(240_000)
 
@@ -29,301 +23,259 @@ const KEY = "effect-retries-key-0123456789"
 const work = mkdtempSync(path.join(os.tmpdir(), "payin-effects-"))
 const pauseFile = path.join(work, "pause")
 process.env.PAYIN_TEST_PAUSE_FILE = pauseFile
-let sandbox: RunningSandbox
-sandboxForApp(KEY, undefined, (s) => (sandbox = s))
+const resume = () => rmSync(pauseFile, { force: true })
 afterAll(() => rmSync(work, { recursive: true, force: true }))
 
-medusaIntegrationTestRunner({
-  inApp: true,
-  cwd: path.join(__dirname, "..", "app"),
-  testSuite: ({ api, getContainer }) => {
-    let seed: DemoSeedResult
-    let shop: Storefront
-    let admin: { headers: Record<string, string> }
-    const events: { name: string; data: any }[] = []
+storeSpec({ key: KEY, events: true, beforeReset: resume }, (h) => {
+  const { api, getContainer, events } = h
+  let sandbox: RunningSandbox, shop: Storefront, admin: { headers: Record<string, string> }
+  beforeEach(() => void ({ sandbox, shop, admin } = h))
 
-    const payin = () => getContainer().resolve(PAYIN_MODULE) as any
-    const sql = async (text: string, bindings: unknown[] = []) =>
-      (await (getContainer().resolve(ContainerRegistrationKeys.PG_CONNECTION) as any).raw(text, bindings)).rows as any[]
-    /** The ledger row as stored, with the seconds until its effect is due again. */
-    const ledgerRow = async (id: string) =>
-      (await sql(`select *, extract(epoch from next_effect_at - now())::float as due_in from payin_transaction where id = ?`, [id]))[0]
-    const order = async (orderId: string) =>
-      (await api.get(`/admin/orders/${orderId}?fields=id,status,payment_status,total,*transactions`, admin)).data.order
-    /** What Medusa booked for a session: its payments and the captures of each. */
-    const paymentsOf = async (sessionId: string) => {
-      const { data } = await getContainer()
-        .resolve(ContainerRegistrationKeys.QUERY)
-        .graph({ entity: "payment", fields: ["id", "amount", "captured_at", "captures.amount"], filters: { payment_session_id: sessionId } })
-      return data as any[]
+  const sql = async (text: string, bindings: unknown[] = []) => (await h.sql(text, bindings)).rows as any[]
+  /** The ledger row as stored, with the seconds until its effect is due again. */
+  const ledgerRow = async (id: string) =>
+    (await sql(`select *, extract(epoch from next_effect_at - now())::float as due_in from payin_transaction where id = ?`, [id]))[0]
+  const order = (orderId: string) => h.order(orderId)
+  /** What Medusa booked for a session: its payments and the captures of each. */
+  const paymentsOf = (sessionId: string) => h.paymentsOf(sessionId, ["id", "amount", "captured_at", "captures.amount"])
+  const capturedTotal = (payments: any[]) => payments.flatMap((p) => p.captures ?? []).reduce((sum, c) => sum + Number(c.amount), 0)
+  const postWebhook = (body: string) => h.webhook(body)
+  const pluginSettings = async (patch: Record<string, unknown>) => expect((await api.post("/admin/payin/settings", patch, admin)).status).toBe(200)
+  /** A placed order waiting for its payment, with its ledger row's id. */
+  const placedOrder = async () => {
+    const placed = await h.placedOrder()
+    const row = await h.ledger.row({ session_id: placed.session.id })
+    return { ...placed, ledgerId: row.id as string }
+  }
+  /** Makes Medusa fail to write `table` (a real database error inside its workflows) while `fn` runs. */
+  const blocking = async <T>(table: string, fn: () => Promise<T>, check = "false"): Promise<T> => {
+    await sql(`alter table "${table}" add constraint payin_test_block check (${check}) not valid`)
+    try {
+      return await fn()
+    } finally {
+      await sql(`alter table "${table}" drop constraint payin_test_block`)
     }
-    const capturedTotal = (payments: any[]) => payments.flatMap((p) => p.captures ?? []).reduce((sum, c) => sum + Number(c.amount), 0)
-    const postWebhook = async (body: string) => {
-      const res = await request(`${api.defaults.baseURL}/hooks/payin/default`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-signature": sign(body, KEY) },
-        body,
-      })
-      return { status: res.statusCode, body: (await res.body.json()) as any }
+  }
+  /** A paid pay-in whose capture failed once (the `payment` table blocked), its order waiting. */
+  const captureFailedOnce = async () => {
+    const placed = await placedOrder()
+    await blocking("payment", async () => {
+      await control(sandbox, "POST", `/_sandbox/transactions/${placed.payin.id}/pay`)
+      await sandbox.webhooksIdle()
+    })
+    expect(await ledgerRow(placed.ledgerId)).toMatchObject({ status: "closed", effect_pending: "capture", effect_attempts: 1 })
+    expect((await order(placed.orderId)).payment_status).toBe("awaiting")
+    return placed
+  }
+  /** The pauses reached so far ("<point> <id>" lines of the pause hook's log). */
+  const pauses = () => (existsSync(`${pauseFile}.log`) ? readFileSync(`${pauseFile}.log`, "utf8").split("\n").filter(Boolean) : [])
+  const pausedAt = (entry: string, times = 1) =>
+    eventually(`paused at ${entry} ${times}×`, async () => pauses().filter((p) => p === entry).length >= times, 60_000, 100)
+  const pause = (words: string) => {
+    rmSync(`${pauseFile}.log`, { force: true })
+    writeFileSync(pauseFile, words)
+  }
+
+  beforeAll(async () => {
+    // the scheduled reconciliation job must not retry effects behind the tests' backs: hold its
+    // lock for the whole spec (the job, ticking every 5 s, may hold it already: take it over)
+    const locking = getContainer().resolve(Modules.LOCKING)
+    for (let attempt = 0; ; attempt++) {
+      await sql("delete from locking where id = 'payin:reconcile' and owner_id <> 'effect-retries-spec'")
+      const taken = await locking.acquire("payin:reconcile", { ownerId: "effect-retries-spec", expire: 3600 }).then(
+        () => true,
+        () => false
+      )
+      if (taken) break
+      if (attempt > 5) throw new Error("could not hold the reconciliation job's lock")
     }
-    const pluginSettings = async (patch: Record<string, unknown>) => expect((await api.post("/admin/payin/settings", patch, admin)).status).toBe(200)
-    /** A placed order waiting for its payment, with its ledger row's id. */
-    const placedOrder = async () => {
-      const placed = await placedOrderAwaitingPayment(shop, sandbox, payin)
-      const [row] = await payin().listPayinTransactions({ session_id: placed.session.id })
-      return { ...placed, ledgerId: row.id as string }
-    }
-    /** Makes Medusa fail to write `table` (a real database error inside its workflows) while `fn` runs. */
-    const blocking = async <T>(table: string, fn: () => Promise<T>, check = "false"): Promise<T> => {
-      await sql(`alter table "${table}" add constraint payin_test_block check (${check}) not valid`)
+  })
+
+  afterEach(() => resume())
+
+  describe("retries with backoff", () => {
+    it("a failing capture waits 30 s, 1 min … between attempts, is flagged after effectRetryLimit, and is still retried until captured", async () => {
+      await pluginSettings({ effectRetryLimit: 2 })
       try {
-        return await fn()
-      } finally {
-        await sql(`alter table "${table}" drop constraint payin_test_block`)
-      }
-    }
-    /** A paid pay-in whose capture failed once (the `payment` table blocked), its order waiting. */
-    const captureFailedOnce = async () => {
-      const placed = await placedOrder()
-      await blocking("payment", async () => {
-        await control(sandbox, "POST", `/_sandbox/transactions/${placed.payin.id}/pay`)
-        await sandbox.webhooksIdle()
-      })
-      expect(await ledgerRow(placed.ledgerId)).toMatchObject({ status: "closed", effect_pending: "capture", effect_attempts: 1 })
-      expect((await order(placed.orderId)).payment_status).toBe("awaiting")
-      return placed
-    }
-    /** The pauses reached so far ("<point> <id>" lines of the pause hook's log). */
-    const pauses = () => (existsSync(`${pauseFile}.log`) ? readFileSync(`${pauseFile}.log`, "utf8").split("\n").filter(Boolean) : [])
-    const pausedAt = (entry: string, times = 1) =>
-      eventually(`paused at ${entry} ${times}×`, async () => pauses().filter((p) => p === entry).length >= times, 60_000, 100)
-    const pause = (words: string) => {
-      rmSync(`${pauseFile}.log`, { force: true })
-      writeFileSync(pauseFile, words)
-    }
-    const resume = () => rmSync(pauseFile, { force: true })
-
-    beforeAll(async () => {
-      const eventBus = getContainer().resolve(Modules.EVENT_BUS) as any
-      for (const name of Object.values(PAYIN_EVENTS)) {
-        eventBus.subscribe(name, async (event: any) => {
-          events.push({ name, data: event.data })
-        })
-      }
-      // the scheduled reconciliation job must not retry effects behind the tests' backs: hold its
-      // lock for the whole spec (the job, ticking every 5 s, may hold it already: take it over)
-      const locking = getContainer().resolve(Modules.LOCKING)
-      for (let attempt = 0; ; attempt++) {
-        await sql("delete from locking where id = 'payin:reconcile' and owner_id <> 'effect-retries-spec'")
-        const taken = await locking.acquire("payin:reconcile", { ownerId: "effect-retries-spec", expire: 3600 }).then(
-          () => true,
-          () => false
-        )
-        if (taken) break
-        if (attempt > 5) throw new Error("could not hold the reconciliation job's lock")
-      }
-    })
-
-    beforeEach(async () => {
-      events.length = 0
-      resume()
-      await control(sandbox, "POST", "/_sandbox/reset")
-      sandbox.updateMerchant({ webhookUrl: `${api.defaults.baseURL}/hooks/payin/default`, apiKey: KEY, whitelist: [] })
-      seed = await seedDemoStore(getContainer(), {
-        providerIds: ["pp_payin_default", "pp_system_default"],
-        adminEmail: TEST_ADMIN.email,
-        adminPassword: TEST_ADMIN.password,
-      })
-      shop = new Storefront(api, seed)
-      admin = await adminHeaders(getContainer(), api)
-    })
-
-    afterEach(() => resume())
-
-    describe("retries with backoff", () => {
-      it("a failing capture waits 30 s, 1 min … between attempts, is flagged after effectRetryLimit, and is still retried until captured", async () => {
-        await pluginSettings({ effectRetryLimit: 2 })
-        try {
-          const { ledgerId, orderId, session, cartId, payin: tx } = await placedOrder()
-          // the capture keeps failing: the webhook's attempt, then the job's
-          await blocking("payment", async () => {
-            await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)
-            await sandbox.webhooksIdle()
-            const first = await ledgerRow(ledgerId)
-            expect(first).toMatchObject({ status: "closed", effect_pending: "capture", effect_attempts: 1 })
-            // due again in 30 s ± 25 %, written with the failure
-            expect(first.due_in).toBeGreaterThan(15)
-            expect(first.due_in).toBeLessThanOrEqual(38)
-            // not retried before it is due, by the job or by the shopper's polls
-            expect(await reconcilePayins(getContainer(), { olderThanSeconds: 0 })).toMatchObject({ effectsRetried: 0 })
-            for (let i = 0; i < 3; i++) {
-              expect((await api.get(`/store/payin/status?cart_id=${cartId}`, shop.headers)).data.payin).toMatchObject({ state: "paid", final: false })
-            }
-            expect(await ledgerRow(ledgerId)).toMatchObject({ effect_attempts: 1 })
-
-            // its time comes (as if 30 s had passed): the job retries, fails again, backs off longer and flags it
-            await sql("update payin_transaction set next_effect_at = now() - interval '1 second' where id = ?", [ledgerId])
-            expect(await reconcilePayins(getContainer(), { olderThanSeconds: 0 })).toMatchObject({ effectsRetried: 1, effectsDone: 0 })
-            const second = await ledgerRow(ledgerId)
-            expect(second).toMatchObject({ effect_pending: "capture", effect_attempts: 2 })
-            expect(second.flags.capture_failed).toMatchObject({ attempts: 2 })
-            expect(second.due_in).toBeGreaterThan(35)
-            expect(second.due_in).toBeLessThanOrEqual(75)
-            expect(events.filter((e) => e.name === PAYIN_EVENTS.PAYMENT_FLAGGED).map((e) => e.data.flag)).toEqual(["capture_failed"])
-          })
-          expect((await order(orderId)).payment_status).toBe("awaiting")
-
-          // Medusa is back; past the limit, the job still retries it once it is due
-          expect(await reconcilePayins(getContainer(), { olderThanSeconds: 0 })).toMatchObject({ effectsRetried: 0 })
-          await sql("update payin_transaction set next_effect_at = now() - interval '1 second' where id = ?", [ledgerId])
-          expect(await reconcilePayins(getContainer(), { olderThanSeconds: 0 })).toMatchObject({ effectsRetried: 1, effectsDone: 1 })
-          expect(await ledgerRow(ledgerId)).toMatchObject({ effect_pending: null, effect_attempts: 0, next_effect_at: null })
-          expect((await ledgerRow(ledgerId)).captured_at).not.toBeNull()
-          expect((await order(orderId)).payment_status).toBe("captured")
-          const payments = await paymentsOf(session.id)
-          expect(payments).toHaveLength(1)
-          expect(capturedTotal(payments)).toBe(Number(tx.fiatAmount))
-        } finally {
-          await pluginSettings({ effectRetryLimit: null })
-        }
-      })
-
-      it("Reconcile now retries an order cancel at once, whatever its backoff", async () => {
-        const { ledgerId, orderId, payin: tx } = await placedOrder()
-        // the window ends unpaid; Medusa cannot write the order's cancellation
-        await blocking("order", async () => {
-          await control(sandbox, "POST", "/_sandbox/clock/advance", { seconds: 901 })
+        const { ledgerId, orderId, session, cartId, payin: tx } = await placedOrder()
+        // the capture keeps failing: the webhook's attempt, then the job's
+        await blocking("payment", async () => {
+          await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)
           await sandbox.webhooksIdle()
+          const first = await ledgerRow(ledgerId)
+          expect(first).toMatchObject({ status: "closed", effect_pending: "capture", effect_attempts: 1 })
+          // due again in 30 s ± 25 %, written with the failure
+          expect(first.due_in).toBeGreaterThan(15)
+          expect(first.due_in).toBeLessThanOrEqual(38)
+          // not retried before it is due, by the job or by the shopper's polls
+          expect(await reconcilePayins(getContainer(), { olderThanSeconds: 0 })).toMatchObject({ effectsRetried: 0 })
+          for (let i = 0; i < 3; i++) {
+            expect((await api.get(`/store/payin/status?cart_id=${cartId}`, shop.headers)).data.payin).toMatchObject({ state: "paid", final: false })
+          }
+          expect(await ledgerRow(ledgerId)).toMatchObject({ effect_attempts: 1 })
+
+          // its time comes (as if 30 s had passed): the job retries, fails again, backs off longer and flags it
+          await sql("update payin_transaction set next_effect_at = now() - interval '1 second' where id = ?", [ledgerId])
+          expect(await reconcilePayins(getContainer(), { olderThanSeconds: 0 })).toMatchObject({ effectsRetried: 1, effectsDone: 0 })
+          const second = await ledgerRow(ledgerId)
+          expect(second).toMatchObject({ effect_pending: "capture", effect_attempts: 2 })
+          expect(second.flags.capture_failed).toMatchObject({ attempts: 2 })
+          expect(second.due_in).toBeGreaterThan(35)
+          expect(second.due_in).toBeLessThanOrEqual(75)
+          expect(events.filter((e) => e.name === PAYIN_EVENTS.PAYMENT_FLAGGED).map((e) => e.data.flag)).toEqual(["capture_failed"])
         })
-        const failed = await ledgerRow(ledgerId)
-        expect(failed).toMatchObject({ status: "canceled", effect_pending: "cancel_order", effect_attempts: 1 })
-        expect(failed.due_in).toBeGreaterThan(15)
-        expect((await order(orderId)).status).not.toBe("canceled")
-        expect(sandbox.transaction(tx.id)?.status).toBe("canceled")
-
-        const { data } = await api.post(`/admin/payin/transactions/${ledgerId}/reconcile`, {}, admin)
-        expect(data.result).toMatchObject({ effects: expect.arrayContaining(["order_canceled", "ended"]), effectPending: false })
-        expect(await ledgerRow(ledgerId)).toMatchObject({ effect_pending: null, next_effect_at: null })
-        expect((await order(orderId)).status).toBe("canceled")
-      })
-    })
-
-    describe("fencing", () => {
-      it("a capture held past the lock's lifetime keeps its lock: no second run meanwhile, captured once", async () => {
-        await pluginSettings({ lockTtlSeconds: 5 })
-        const { ledgerId, orderId, session, payin: tx } = await captureFailedOnce()
-        pause(`capture:${ledgerId}`)
-        const first = applyPendingEffect(getContainer(), ledgerId, { force: true })
-        let second: Promise<string> | null = null
-        try {
-          await pausedAt(`capture ${ledgerId}`)
-          const [{ expiration }] = await sql("select expiration from locking where id = ?", [`payin:${ledgerId}`])
-          // the lifetime it was taken with passes while the capture is held
-          await eventually("the lock's first expiry passed", async () => (await sql("select now() > ?::timestamptz as past", [expiration]))[0].past, 30_000, 200)
-          second = applyPendingEffect(getContainer(), ledgerId, { force: true }).then(
-            () => "ran",
-            (e: Error) => e.name
-          )
-          const outcome = await Promise.race([second, pausedAt(`capture ${ledgerId}`, 2).then(() => "a second run reached Medusa's capture")])
-          expect(outcome).toBe("LockTimeoutError")
-        } finally {
-          resume()
-          await second
-          await pluginSettings({ lockTtlSeconds: null })
-        }
-        expect(await first).toMatchObject({ effects: ["captured"], pending: false })
-        expect(await ledgerRow(ledgerId)).toMatchObject({ effect_pending: null })
-        expect((await order(orderId)).payment_status).toBe("captured")
-        const payments = await paymentsOf(session.id)
-        expect(payments).toHaveLength(1)
-        expect(payments[0].captures).toHaveLength(1)
-        expect(capturedTotal(payments)).toBe(Number(tx.fiatAmount))
-      })
-
-      it("a run overtaken while held stops before Medusa's capture and marks nothing; the next run captures once", async () => {
-        const { ledgerId, orderId, session, payin: tx } = await captureFailedOnce()
-        pause(`capture:${ledgerId}`)
-        const stale = applyPendingEffect(getContainer(), ledgerId, { force: true })
-        try {
-          await pausedAt(`capture ${ledgerId}`)
-          // what another process does once the lock lapsed: takes the lock and claims the effect
-          await sql("update locking set owner_id = 'another-process', expiration = now() + interval '1 hour' where id = ?", [`payin:${ledgerId}`])
-          await sql("update payin_transaction set effect_fence = effect_fence + 1 where id = ?", [ledgerId])
-        } finally {
-          resume()
-        }
-        expect(await stale).toMatchObject({ effects: [], pending: true })
-        // nothing booked, nothing marked done, not counted as a failed attempt
-        expect(capturedTotal(await paymentsOf(session.id))).toBe(0)
         expect((await order(orderId)).payment_status).toBe("awaiting")
-        expect(await ledgerRow(ledgerId)).toMatchObject({ effect_pending: "capture", effect_attempts: 1, captured_at: null })
 
-        await sql("delete from locking where id = ? and owner_id = 'another-process'", [`payin:${ledgerId}`])
-        expect(await applyPendingEffect(getContainer(), ledgerId, { force: true })).toMatchObject({ effects: ["captured"], pending: false })
+        // Medusa is back; past the limit, the job still retries it once it is due
+        expect(await reconcilePayins(getContainer(), { olderThanSeconds: 0 })).toMatchObject({ effectsRetried: 0 })
+        await sql("update payin_transaction set next_effect_at = now() - interval '1 second' where id = ?", [ledgerId])
+        expect(await reconcilePayins(getContainer(), { olderThanSeconds: 0 })).toMatchObject({ effectsRetried: 1, effectsDone: 1 })
+        expect(await ledgerRow(ledgerId)).toMatchObject({ effect_pending: null, effect_attempts: 0, next_effect_at: null })
+        expect((await ledgerRow(ledgerId)).captured_at).not.toBeNull()
         expect((await order(orderId)).payment_status).toBe("captured")
         const payments = await paymentsOf(session.id)
         expect(payments).toHaveLength(1)
         expect(capturedTotal(payments)).toBe(Number(tx.fiatAmount))
-      })
+      } finally {
+        await pluginSettings({ effectRetryLimit: null })
+      }
     })
 
-    it("two service transactions racing for one session: the second is applied at once to its own flagged pay-in, not retried as a conflict", async () => {
-      const { ledgerId, orderId, session, payin: tx } = await placedOrder()
-      // the answer to the creation was lost: the row knows its session, not its service id yet
-      await sql("update payin_transaction set service_id = null where id = ?", [ledgerId])
-      const other = { ...sandbox.transaction(tx.id)!, id: randomUUID(), status: "active" }
-      // the other one's callback finds the session's row, and is held before it takes its lock …
-      pause(`record:${other.id}`)
-      const late = postWebhook(JSON.stringify(other))
-      try {
-        await pausedAt(`record ${other.id}`)
-        // … while the real pay-in's callback takes the row
-        await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)
+    it("Reconcile now retries an order cancel at once, whatever its backoff", async () => {
+      const { ledgerId, orderId, payin: tx } = await placedOrder()
+      // the window ends unpaid; Medusa cannot write the order's cancellation
+      await blocking("order", async () => {
+        await control(sandbox, "POST", "/_sandbox/clock/advance", { seconds: 901 })
         await sandbox.webhooksIdle()
-        expect(await ledgerRow(ledgerId)).toMatchObject({ service_id: tx.id, status: "closed", effect_pending: null })
+      })
+      const failed = await ledgerRow(ledgerId)
+      expect(failed).toMatchObject({ status: "canceled", effect_pending: "cancel_order", effect_attempts: 1 })
+      expect(failed.due_in).toBeGreaterThan(15)
+      expect((await order(orderId)).status).not.toBe("canceled")
+      expect(sandbox.transaction(tx.id)?.status).toBe("canceled")
+
+      const { data } = await api.post(`/admin/payin/transactions/${ledgerId}/reconcile`, {}, admin)
+      expect(data.result).toMatchObject({ effects: expect.arrayContaining(["order_canceled", "ended"]), effectPending: false })
+      expect(await ledgerRow(ledgerId)).toMatchObject({ effect_pending: null, next_effect_at: null })
+      expect((await order(orderId)).status).toBe("canceled")
+    })
+  })
+
+  describe("fencing", () => {
+    it("a capture held past the lock's lifetime keeps its lock: no second run meanwhile, captured once", async () => {
+      await pluginSettings({ lockTtlSeconds: 5 })
+      const { ledgerId, orderId, session, payin: tx } = await captureFailedOnce()
+      pause(`capture:${ledgerId}`)
+      const first = applyPendingEffect(getContainer(), ledgerId, { force: true })
+      let second: Promise<string> | null = null
+      try {
+        await pausedAt(`capture ${ledgerId}`)
+        const [{ expiration }] = await sql("select expiration from locking where id = ?", [`payin:${ledgerId}`])
+        // the lifetime it was taken with passes while the capture is held
+        await eventually("the lock's first expiry passed", async () => (await sql("select now() > ?::timestamptz as past", [expiration]))[0].past, 30_000, 200)
+        second = applyPendingEffect(getContainer(), ledgerId, { force: true }).then(
+          () => "ran",
+          (e: Error) => e.name
+        )
+        const outcome = await Promise.race([second, pausedAt(`capture ${ledgerId}`, 2).then(() => "a second run reached Medusa's capture")])
+        expect(outcome).toBe("LockTimeoutError")
+      } finally {
+        resume()
+        await second
+        await pluginSettings({ lockTtlSeconds: null })
+      }
+      expect(await first).toMatchObject({ effects: ["captured"], pending: false })
+      expect(await ledgerRow(ledgerId)).toMatchObject({ effect_pending: null })
+      expect((await order(orderId)).payment_status).toBe("captured")
+      const payments = await paymentsOf(session.id)
+      expect(payments).toHaveLength(1)
+      expect(payments[0].captures).toHaveLength(1)
+      expect(capturedTotal(payments)).toBe(Number(tx.fiatAmount))
+    })
+
+    it("a run overtaken while held stops before Medusa's capture and marks nothing; the next run captures once", async () => {
+      const { ledgerId, orderId, session, payin: tx } = await captureFailedOnce()
+      pause(`capture:${ledgerId}`)
+      const stale = applyPendingEffect(getContainer(), ledgerId, { force: true })
+      try {
+        await pausedAt(`capture ${ledgerId}`)
+        // what another process does once the lock lapsed: takes the lock and claims the effect
+        await sql("update locking set owner_id = 'another-process', expiration = now() + interval '1 hour' where id = ?", [`payin:${ledgerId}`])
+        await sql("update payin_transaction set effect_fence = effect_fence + 1 where id = ?", [ledgerId])
       } finally {
         resume()
       }
-      // applied at once: not stored for the retry job as a transient conflict (202, state failed)
-      const answer = await late
-      expect(answer.status).not.toBe(202)
-      const entry = await eventually("the other callback settled", async () => {
-        const [e] = await sql("select state, last_error, result from payin_webhook_event where service_id = ?", [other.id])
-        return e?.state === "received" ? null : e
-      })
-      expect(entry).toMatchObject({ state: "applied", last_error: null })
-      expect(entry.result.ledgerId).not.toBe(ledgerId)
-      const unknown = await ledgerRow(entry.result.ledgerId)
-      expect(unknown).toMatchObject({ service_id: other.id, status: "active" })
-      expect(unknown.flags.unknown_payin).toMatchObject({ external_id: session.id, session_payin_id: ledgerId })
-      expect(unknown.flags.unknown_payin.reason).toMatch(new RegExp(`${ledgerId} is service transaction ${tx.id}`))
-      // the session's pay-in and its order are untouched by it
-      expect(await ledgerRow(ledgerId)).toMatchObject({ service_id: tx.id, status: "closed" })
+      expect(await stale).toMatchObject({ effects: [], pending: true })
+      // nothing booked, nothing marked done, not counted as a failed attempt
+      expect(capturedTotal(await paymentsOf(session.id))).toBe(0)
+      expect((await order(orderId)).payment_status).toBe("awaiting")
+      expect(await ledgerRow(ledgerId)).toMatchObject({ effect_pending: "capture", effect_attempts: 1, captured_at: null })
+
+      await sql("delete from locking where id = ? and owner_id = 'another-process'", [`payin:${ledgerId}`])
+      expect(await applyPendingEffect(getContainer(), ledgerId, { force: true })).toMatchObject({ effects: ["captured"], pending: false })
       expect((await order(orderId)).payment_status).toBe("captured")
-      expect(await paymentsOf(session.id)).toHaveLength(1)
+      const payments = await paymentsOf(session.id)
+      expect(payments).toHaveLength(1)
+      expect(capturedTotal(payments)).toBe(Number(tx.fiatAmount))
     })
+  })
 
-    it("the expired notice says the order was canceled when an earlier run canceled it and stopped before marking it done", async () => {
-      const { ledgerId, orderId } = await placedOrder()
-      // Medusa cancels the order; then the ledger cannot record the pay-in ended (the run stops there)
-      await blocking(
-        "payin_transaction",
-        async () => {
-          await control(sandbox, "POST", "/_sandbox/clock/advance", { seconds: 901 })
-          await sandbox.webhooksIdle()
-        },
-        "store_canceled_at is null"
-      )
-      expect((await order(orderId)).status).toBe("canceled")
-      expect(await ledgerRow(ledgerId)).toMatchObject({ status: "canceled", effect_pending: "cancel_order", effect_attempts: 1 })
-      expect(events.some((e) => e.name === PAYIN_EVENTS.EXPIRED)).toBe(false)
-
-      // the retry finds the order canceled already: it does not cancel it again, and says so
-      const { data } = await api.post(`/admin/payin/transactions/${ledgerId}/reconcile`, {}, admin)
-      expect(data.result).toMatchObject({ effects: ["ended"], effectPending: false })
-      const expired = events.filter((e) => e.name === PAYIN_EVENTS.EXPIRED)
-      expect(expired.map((e) => e.data)).toEqual([expect.objectContaining({ id: ledgerId, order_id: orderId, order_canceled: true })])
-      expect((await order(orderId)).status).toBe("canceled")
+  it("two service transactions racing for one session: the second is applied at once to its own flagged pay-in, not retried as a conflict", async () => {
+    const { ledgerId, orderId, session, payin: tx } = await placedOrder()
+    // the answer to the creation was lost: the row knows its session, not its service id yet
+    await sql("update payin_transaction set service_id = null where id = ?", [ledgerId])
+    const other = { ...sandbox.transaction(tx.id)!, id: randomUUID(), status: "active" }
+    // the other one's callback finds the session's row, and is held before it takes its lock …
+    pause(`record:${other.id}`)
+    const late = postWebhook(JSON.stringify(other))
+    try {
+      await pausedAt(`record ${other.id}`)
+      // … while the real pay-in's callback takes the row
+      await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)
+      await sandbox.webhooksIdle()
+      expect(await ledgerRow(ledgerId)).toMatchObject({ service_id: tx.id, status: "closed", effect_pending: null })
+    } finally {
+      resume()
+    }
+    // applied at once: not stored for the retry job as a transient conflict (202, state failed)
+    const answer = await late
+    expect(answer.status).not.toBe(202)
+    const entry = await eventually("the other callback settled", async () => {
+      const [e] = await sql("select state, last_error, result from payin_webhook_event where service_id = ?", [other.id])
+      return e?.state === "received" ? null : e
     })
-  },
+    expect(entry).toMatchObject({ state: "applied", last_error: null })
+    expect(entry.result.ledgerId).not.toBe(ledgerId)
+    const unknown = await ledgerRow(entry.result.ledgerId)
+    expect(unknown).toMatchObject({ service_id: other.id, status: "active" })
+    expect(unknown.flags.unknown_payin).toMatchObject({ external_id: session.id, session_payin_id: ledgerId })
+    expect(unknown.flags.unknown_payin.reason).toMatch(new RegExp(`${ledgerId} is service transaction ${tx.id}`))
+    // the session's pay-in and its order are untouched by it
+    expect(await ledgerRow(ledgerId)).toMatchObject({ service_id: tx.id, status: "closed" })
+    expect((await order(orderId)).payment_status).toBe("captured")
+    expect(await paymentsOf(session.id)).toHaveLength(1)
+  })
+
+  it("the expired notice says the order was canceled when an earlier run canceled it and stopped before marking it done", async () => {
+    const { ledgerId, orderId } = await placedOrder()
+    // Medusa cancels the order; then the ledger cannot record the pay-in ended (the run stops there)
+    await blocking(
+      "payin_transaction",
+      async () => {
+        await control(sandbox, "POST", "/_sandbox/clock/advance", { seconds: 901 })
+        await sandbox.webhooksIdle()
+      },
+      "store_canceled_at is null"
+    )
+    expect((await order(orderId)).status).toBe("canceled")
+    expect(await ledgerRow(ledgerId)).toMatchObject({ status: "canceled", effect_pending: "cancel_order", effect_attempts: 1 })
+    expect(events.some((e) => e.name === PAYIN_EVENTS.EXPIRED)).toBe(false)
+
+    // the retry finds the order canceled already: it does not cancel it again, and says so
+    const { data } = await api.post(`/admin/payin/transactions/${ledgerId}/reconcile`, {}, admin)
+    expect(data.result).toMatchObject({ effects: ["ended"], effectPending: false })
+    const expired = events.filter((e) => e.name === PAYIN_EVENTS.EXPIRED)
+    expect(expired.map((e) => e.data)).toEqual([expect.objectContaining({ id: ledgerId, order_id: orderId, order_canceled: true })])
+    expect((await order(orderId)).status).toBe("canceled")
+  })
 })

@@ -11,15 +11,13 @@
 // captured by reconciliation with no restart either: Medusa's job schedule lived in Redis and is
 // gone with it (asserted before, printed after), and the plugin's schedule watchdog in the worker
 // runs the overdue job itself.
-import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
-import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { RECONCILE_JOB } from "../../src/money-path/reconcile"
 import type { Transaction } from "../../src/client/schemas"
 import type { RunningSandbox } from "../../src/sandbox"
-import { seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN } from "../support/admin"
 import { adminToken, capturedExactlyOnce, deliverTimed, orderPaymentStatuses, paymentsOfSessions } from "../support/faults"
+import { appSpec } from "../support/harness"
 import { MedusaProcess, appDir, eventually, startMedusa } from "../support/medusa-process"
 import { OwnRedis, redisKeys, startOwnRedis } from "../support/redis"
 import { control, payinsOfSession, sandboxForApp } from "../support/sandbox"
@@ -57,132 +55,124 @@ sandboxForApp(
   (s) => (sandbox = s)
 )
 
-medusaIntegrationTestRunner({
-  inApp: true,
-  cwd: appDir,
-  testSuite: ({ getContainer, dbConfig }) => {
-    it("Redis crashes and restarts empty: webhooks answered 5xx meanwhile, never hang; every paid pay-in captured once after", async () => {
-      const container = getContainer()
-      const payin = container.resolve(PAYIN_MODULE) as any
-      const query = container.resolve(ContainerRegistrationKeys.QUERY)
-      const seed = await seedDemoStore(container, {
-        providerIds: ["pp_payin_default"],
-        adminEmail: TEST_ADMIN.email,
-        adminPassword: TEST_ADMIN.password,
-      })
-      const role = (mode: "server" | "worker") => ({
-        DATABASE_URL: dbConfig.clientUrl,
-        MEDUSA_WORKER_MODE: mode,
-        PAYIN_APP_REDIS_URL: redis.url,
-        PAYIN_RECONCILE_INTERVAL_SECONDS: "10",
-        PAYIN_RECONCILE_AFTER_SECONDS: "0",
-      })
-      const bootStarted = Date.now()
-      let [server, worker]: MedusaProcess[] = await Promise.all([startMedusa("server", role("server")), startMedusa("worker", role("worker"))])
-      console.log(`[faults-redis] server and worker booted in ${Date.now() - bootStarted} ms`)
-      const serverPid = server.child.pid
-      const hookUrl = `${server.url}/hooks/payin/default`
-      sandbox.updateMerchant({ webhookUrl: hookUrl })
-
-      const payments = (sessionIds: string[]) => paymentsOfSessions(dbConfig.clientUrl, sessionIds)
-      const capturedOnce = async (sessionIds: string[]) => capturedExactlyOnce(await payments(sessionIds), sessionIds)
-      const callbackOf = (payinId: string) => JSON.stringify(sandbox.transaction(payinId) as Transaction)
-      /** Whether Medusa's scheduler holds the reconciliation job (a BullMQ repeatable job in Redis). */
-      const reconcileScheduled = async () => (await redisKeys(redis.url, `bull:*:repeat:schedule_job-${RECONCILE_JOB}`)).length > 0
-
-      try {
-        // Orders placed awaiting payment, on the server.
-        const shop = new Storefront(httpApi(server.url), seed)
-        const orders: { sessionId: string; payinId: string; orderId: string }[] = []
-        for (let i = 0; i < ORDERS; i++) {
-          const cartId = await shop.cart()
-          const session = await shop.session(cartId, "pp_payin_default")
-          const orderId = (await shop.complete(cartId)).data.order.id as string
-          orders.push({ sessionId: session.id, payinId: payinsOfSession(sandbox, session.id)[0].id, orderId })
-        }
-        const before = orders.slice(0, PAID_BEFORE)
-        const during = orders.slice(PAID_BEFORE)
-        for (const o of before) await control(sandbox, "POST", `/_sandbox/transactions/${o.payinId}/pay`)
-        await eventually("paid before the crash, captured", () => capturedOnce(before.map((o) => o.sessionId)))
-        await sandbox.webhooksIdle()
-        expect(await reconcileScheduled()).toBe(true)
-
-        // Redis crashes: nothing saved, the clients see their connections drop.
-        await redis.kill()
-        const crashedAt = Date.now()
-        // Paid while Redis is down: the service calls back (and retries); the last one's callback
-        // is lost (no webhook URL at that moment): only reconciliation can find it.
-        const lost = during[during.length - 1]
-        const called = during.slice(0, -1)
-        for (const o of called) await control(sandbox, "POST", `/_sandbox/transactions/${o.payinId}/pay`)
-        sandbox.updateMerchant({ webhookUrl: null })
-        await control(sandbox, "POST", `/_sandbox/transactions/${lost.payinId}/pay`)
-        sandbox.updateMerchant({ webhookUrl: hookUrl })
-        // The same callbacks delivered by hand, all at once, timed.
-        const answers = await Promise.all(called.map((o) => deliverTimed(server.url, callbackOf(o.payinId), KEY, HANG_MS + 15_000)))
-        console.log(`[faults-redis] webhook answers while Redis was down: ${JSON.stringify(answers)}`)
-        for (const a of answers) {
-          expect([a.error, (a.status ?? 0) >= 500]).toEqual([undefined, true])
-          expect(a.ms).toBeLessThan(HANG_MS)
-        }
-        // nothing got captured meanwhile
-        expect((await payments(during.map((o) => o.sessionId))).flatMap((s) => s.payments)).toEqual([])
-        const downFor = OUTAGE_MS - (Date.now() - crashedAt)
-        if (downFor > 0) await new Promise((r) => setTimeout(r, downFor))
-        const outageMs = Date.now() - crashedAt
-
-        // Redis comes back empty on the same port: no queued events, no workflow state, no locks.
-        await redis.restart()
-        const restartedAt = Date.now()
-        await eventually("every pay-in called back during the outage captured once", () => capturedOnce(called.map((o) => o.sessionId)), 180_000, 500)
-        const recoveryMs = Date.now() - restartedAt
-        const deliveriesDuring = sandbox.deliveries().filter((d) => Date.parse(d.time) >= crashedAt && Date.parse(d.time) < restartedAt)
-        console.log(
-          `[faults-redis] Redis down ${(outageMs / 1000).toFixed(1)} s; ${deliveriesDuring.length} service deliveries meanwhile ` +
-            `(${JSON.stringify(deliveriesDuring.map((d) => d.responseStatus ?? d.error))}); ` +
-            `the called-back pay-ins captured ${(recoveryMs / 1000).toFixed(1)} s after Redis came back`
-        )
-        // the service never got a 2xx for a delivery while Redis was down
-        expect(deliveriesDuring.filter((d) => d.responseStatus !== null && d.responseStatus < 300)).toEqual([])
-
-        // The lost callback. Medusa keeps scheduled jobs as BullMQ repeatable jobs in Redis: Redis
-        // back empty has none, so Medusa's scheduler no longer runs the reconciliation job until
-        // the worker restarts. The plugin's schedule watchdog (src/money-path/schedule-watchdog.ts)
-        // in the worker sees the job overdue in the database and runs it itself: no restart.
-        const scheduledAfterCrash = await reconcileScheduled()
-        await eventually("the pay-in whose callback was lost captured once (reconciliation on the watchdog)", () => capturedOnce([lost.sessionId]), 240_000, 500)
-        const lostRecoveryMs = Date.now() - restartedAt
-        expect(worker.log()).toContain("payin-reconcile is overdue")
-        console.log(
-          `[faults-redis] reconciliation scheduled by Medusa after Redis came back empty: ${scheduledAfterCrash}; the lost callback's pay-in ` +
-            `captured ${(lostRecoveryMs / 1000).toFixed(1)} s after Redis came back, with no restart (the plugin's schedule watchdog)`
-        )
-
-        // Nothing lost, nothing doubled: one payment per session, captured once for its amount;
-        // every ledger row closed once, its effect done.
-        expect(await capturedOnce(orders.map((o) => o.sessionId))).toBe(true)
-        for (const o of orders) {
-          const row = await eventually(`ledger of ${o.payinId} done`, async () => {
-            const [r] = await payin.listPayinTransactions({ session_id: o.sessionId })
-            return r && !r.effect_pending ? r : null
-          })
-          expect([row.status, Boolean(row.captured_at)]).toEqual(["closed", true])
-          const { data: history } = await query.graph({
-            entity: "payin_status_change",
-            fields: ["to_status", "source"],
-            filters: { transaction_id: row.id, to_status: "closed" },
-          })
-          expect(history).toHaveLength(1)
-        }
-        // no order stays awaiting payment
-        const token = await adminToken(server.url, TEST_ADMIN.email, TEST_ADMIN.password)
-        const statuses = await orderPaymentStatuses(server.url, token, orders.map((o) => o.orderId))
-        expect(Object.values(statuses)).toEqual(orders.map(() => "captured"))
-        // the server recovered by itself: the process started at the beginning
-        expect([server.child.exitCode, server.child.pid]).toEqual([null, serverPid])
-      } finally {
-        await Promise.all([server.kill(), worker.kill()])
-      }
+appSpec((h, { dbConfig }) => {
+  const { getContainer } = h
+  it("Redis crashes and restarts empty: webhooks answered 5xx meanwhile, never hang; every paid pay-in captured once after", async () => {
+    const container = getContainer()
+    const query = container.resolve(ContainerRegistrationKeys.QUERY)
+    const seed = await h.seedStore(["pp_payin_default"])
+    const role = (mode: "server" | "worker") => ({
+      DATABASE_URL: dbConfig.clientUrl,
+      MEDUSA_WORKER_MODE: mode,
+      PAYIN_APP_REDIS_URL: redis.url,
+      PAYIN_RECONCILE_INTERVAL_SECONDS: "10",
+      PAYIN_RECONCILE_AFTER_SECONDS: "0",
     })
-  },
+    const bootStarted = Date.now()
+    let [server, worker]: MedusaProcess[] = await Promise.all([startMedusa("server", role("server")), startMedusa("worker", role("worker"))])
+    console.log(`[faults-redis] server and worker booted in ${Date.now() - bootStarted} ms`)
+    const serverPid = server.child.pid
+    const hookUrl = `${server.url}/hooks/payin/default`
+    sandbox.updateMerchant({ webhookUrl: hookUrl })
+
+    const payments = (sessionIds: string[]) => paymentsOfSessions(dbConfig.clientUrl, sessionIds)
+    const capturedOnce = async (sessionIds: string[]) => capturedExactlyOnce(await payments(sessionIds), sessionIds)
+    const callbackOf = (payinId: string) => JSON.stringify(sandbox.transaction(payinId) as Transaction)
+    /** Whether Medusa's scheduler holds the reconciliation job (a BullMQ repeatable job in Redis). */
+    const reconcileScheduled = async () => (await redisKeys(redis.url, `bull:*:repeat:schedule_job-${RECONCILE_JOB}`)).length > 0
+
+    try {
+      // Orders placed awaiting payment, on the server.
+      const shop = new Storefront(httpApi(server.url), seed)
+      const orders: { sessionId: string; payinId: string; orderId: string }[] = []
+      for (let i = 0; i < ORDERS; i++) {
+        const cartId = await shop.cart()
+        const session = await shop.session(cartId, "pp_payin_default")
+        const orderId = (await shop.complete(cartId)).data.order.id as string
+        orders.push({ sessionId: session.id, payinId: payinsOfSession(sandbox, session.id)[0].id, orderId })
+      }
+      const before = orders.slice(0, PAID_BEFORE)
+      const during = orders.slice(PAID_BEFORE)
+      for (const o of before) await control(sandbox, "POST", `/_sandbox/transactions/${o.payinId}/pay`)
+      await eventually("paid before the crash, captured", () => capturedOnce(before.map((o) => o.sessionId)))
+      await sandbox.webhooksIdle()
+      expect(await reconcileScheduled()).toBe(true)
+
+      // Redis crashes: nothing saved, the clients see their connections drop.
+      await redis.kill()
+      const crashedAt = Date.now()
+      // Paid while Redis is down: the service calls back (and retries); the last one's callback
+      // is lost (no webhook URL at that moment): only reconciliation can find it.
+      const lost = during[during.length - 1]
+      const called = during.slice(0, -1)
+      for (const o of called) await control(sandbox, "POST", `/_sandbox/transactions/${o.payinId}/pay`)
+      sandbox.updateMerchant({ webhookUrl: null })
+      await control(sandbox, "POST", `/_sandbox/transactions/${lost.payinId}/pay`)
+      sandbox.updateMerchant({ webhookUrl: hookUrl })
+      // The same callbacks delivered by hand, all at once, timed.
+      const answers = await Promise.all(called.map((o) => deliverTimed(server.url, callbackOf(o.payinId), KEY, HANG_MS + 15_000)))
+      console.log(`[faults-redis] webhook answers while Redis was down: ${JSON.stringify(answers)}`)
+      for (const a of answers) {
+        expect([a.error, (a.status ?? 0) >= 500]).toEqual([undefined, true])
+        expect(a.ms).toBeLessThan(HANG_MS)
+      }
+      // nothing got captured meanwhile
+      expect((await payments(during.map((o) => o.sessionId))).flatMap((s) => s.payments)).toEqual([])
+      const downFor = OUTAGE_MS - (Date.now() - crashedAt)
+      if (downFor > 0) await new Promise((r) => setTimeout(r, downFor))
+      const outageMs = Date.now() - crashedAt
+
+      // Redis comes back empty on the same port: no queued events, no workflow state, no locks.
+      await redis.restart()
+      const restartedAt = Date.now()
+      await eventually("every pay-in called back during the outage captured once", () => capturedOnce(called.map((o) => o.sessionId)), 180_000, 500)
+      const recoveryMs = Date.now() - restartedAt
+      const deliveriesDuring = sandbox.deliveries().filter((d) => Date.parse(d.time) >= crashedAt && Date.parse(d.time) < restartedAt)
+      console.log(
+        `[faults-redis] Redis down ${(outageMs / 1000).toFixed(1)} s; ${deliveriesDuring.length} service deliveries meanwhile ` +
+          `(${JSON.stringify(deliveriesDuring.map((d) => d.responseStatus ?? d.error))}); ` +
+          `the called-back pay-ins captured ${(recoveryMs / 1000).toFixed(1)} s after Redis came back`
+      )
+      // the service never got a 2xx for a delivery while Redis was down
+      expect(deliveriesDuring.filter((d) => d.responseStatus !== null && d.responseStatus < 300)).toEqual([])
+
+      // The lost callback. Medusa keeps scheduled jobs as BullMQ repeatable jobs in Redis: Redis
+      // back empty has none, so Medusa's scheduler no longer runs the reconciliation job until
+      // the worker restarts. The plugin's schedule watchdog (src/money-path/schedule-watchdog.ts)
+      // in the worker sees the job overdue in the database and runs it itself: no restart.
+      const scheduledAfterCrash = await reconcileScheduled()
+      await eventually("the pay-in whose callback was lost captured once (reconciliation on the watchdog)", () => capturedOnce([lost.sessionId]), 240_000, 500)
+      const lostRecoveryMs = Date.now() - restartedAt
+      expect(worker.log()).toContain("payin-reconcile is overdue")
+      console.log(
+        `[faults-redis] reconciliation scheduled by Medusa after Redis came back empty: ${scheduledAfterCrash}; the lost callback's pay-in ` +
+          `captured ${(lostRecoveryMs / 1000).toFixed(1)} s after Redis came back, with no restart (the plugin's schedule watchdog)`
+      )
+
+      // Nothing lost, nothing doubled: one payment per session, captured once for its amount;
+      // every ledger row closed once, its effect done.
+      expect(await capturedOnce(orders.map((o) => o.sessionId))).toBe(true)
+      for (const o of orders) {
+        const row = await eventually(`ledger of ${o.payinId} done`, async () => {
+          const [r] = await h.ledger.rows({ session_id: o.sessionId })
+          return r && !r.effect_pending ? r : null
+        })
+        expect([row.status, Boolean(row.captured_at)]).toEqual(["closed", true])
+        const { data: history } = await query.graph({
+          entity: "payin_status_change",
+          fields: ["to_status", "source"],
+          filters: { transaction_id: row.id, to_status: "closed" },
+        })
+        expect(history).toHaveLength(1)
+      }
+      // no order stays awaiting payment
+      const token = await adminToken(server.url, TEST_ADMIN.email, TEST_ADMIN.password)
+      const statuses = await orderPaymentStatuses(server.url, token, orders.map((o) => o.orderId))
+      expect(Object.values(statuses)).toEqual(orders.map(() => "captured"))
+      // the server recovered by itself: the process started at the beginning
+      expect([server.child.exitCode, server.child.pid]).toEqual([null, serverPid])
+    } finally {
+      await Promise.all([server.kill(), worker.kill()])
+    }
+  })
 })

@@ -3,56 +3,50 @@
 // kind the plugin writes (pay-ins, their history, inbox entries in every state, counters, job
 // runs, notifications). A down that fails on real data (one did, on a `rejected` inbox entry)
 // leaves a store unable to roll back a release.
-import path from "path"
-import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
-import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
+import { appSpec } from "../support/harness"
 import { pluginMigrations, runMigration } from "../support/migrations"
 
 jest.setTimeout(120_000)
 
 const migrations = pluginMigrations()
 
-medusaIntegrationTestRunner({
-  inApp: true,
-  cwd: path.join(__dirname, "..", "app"),
-  testSuite: ({ getContainer }) => {
-    it("every migration after the first goes down and up again on a populated ledger", async () => {
-      expect(migrations.length).toBeGreaterThan(5)
-      const knex = getContainer().resolve(ContainerRegistrationKeys.PG_CONNECTION) as any
-      const rowsOf = async (trx: any, table: string) => Number((await trx.raw(`select count(*) as n from ${table}`)).rows[0].n)
-      const error = await knex
-        .transaction(async (trx: any) => {
-          await trx.raw(`insert into payin_transaction (id, provider_id, session_id, service_id, status, amount, raw_amount, currency_code, fiat_amount, fiat_currency, flags, paid_at, status_changed_at)
-            values ('payintx_m1', 'pp_payin_default', 'payses_m1', 'svc-m1', 'closed', 1790, '{"value":"1790","precision":20}', 'rub', '895.00', 'RUB', '{"underpayment":{"at":"2026-11-25T00:00:00Z"}}', now(), now()),
-                   ('payintx_m2', 'pp_payin_default', 'payses_m2', 'svc-m2', 'active', 1790, '{"value":"1790","precision":20}', 'rub', '1790.00', 'RUB', null, null, now())`)
-          // m1 was asked 1,790.00 at creation, recalculated to 895.00 before it closed
-          await trx.raw(`insert into payin_status_change (id, transaction_id, from_status, to_status, source, service_data, created_at)
-            values ('payinsc_m0', 'payintx_m1', null, 'active', 'create', '{"fiatAmount":"1790.00"}', now() - interval '20 minutes'),
-                   ('payinsc_m1', 'payintx_m1', 'active', 'closed', 'webhook', '{"fiatAmount":"895.00"}', now())`)
-          for (const state of ["received", "applied", "failed", "rejected"]) {
-            await trx.raw(
-              `insert into payin_webhook_event (id, provider_id, service_id, status, payload_hash, raw_body, state, applied_at)
-               values (?, 'pp_payin_default', 'svc-m1', 'closed', ?, '{}', ?, case when ? = 'applied' then now() else null end)`,
-              [`payinwh_${state}`, `hash-${state}`, state, state]
-            )
-          }
-          const before = { transactions: await rowsOf(trx, "payin_transaction"), history: await rowsOf(trx, "payin_status_change") }
+appSpec((h) => {
+  it("every migration after the first goes down and up again on a populated ledger", async () => {
+    expect(migrations.length).toBeGreaterThan(5)
+    const knex = h.knex()
+    const rowsOf = async (trx: any, table: string) => Number((await trx.raw(`select count(*) as n from ${table}`)).rows[0].n)
+    const error = await knex
+      .transaction(async (trx: any) => {
+        await trx.raw(`insert into payin_transaction (id, provider_id, session_id, service_id, status, amount, raw_amount, currency_code, fiat_amount, fiat_currency, flags, paid_at, status_changed_at)
+          values ('payintx_m1', 'pp_payin_default', 'payses_m1', 'svc-m1', 'closed', 1790, '{"value":"1790","precision":20}', 'rub', '895.00', 'RUB', '{"underpayment":{"at":"2026-11-25T00:00:00Z"}}', now(), now()),
+                 ('payintx_m2', 'pp_payin_default', 'payses_m2', 'svc-m2', 'active', 1790, '{"value":"1790","precision":20}', 'rub', '1790.00', 'RUB', null, null, now())`)
+        // m1 was asked 1,790.00 at creation, recalculated to 895.00 before it closed
+        await trx.raw(`insert into payin_status_change (id, transaction_id, from_status, to_status, source, service_data, created_at)
+          values ('payinsc_m0', 'payintx_m1', null, 'active', 'create', '{"fiatAmount":"1790.00"}', now() - interval '20 minutes'),
+                 ('payinsc_m1', 'payintx_m1', 'active', 'closed', 'webhook', '{"fiatAmount":"895.00"}', now())`)
+        for (const state of ["received", "applied", "failed", "rejected"]) {
+          await trx.raw(
+            `insert into payin_webhook_event (id, provider_id, service_id, status, payload_hash, raw_body, state, applied_at)
+             values (?, 'pp_payin_default', 'svc-m1', 'closed', ?, '{}', ?, case when ? = 'applied' then now() else null end)`,
+            [`payinwh_${state}`, `hash-${state}`, state, state]
+          )
+        }
+        const before = { transactions: await rowsOf(trx, "payin_transaction"), history: await rowsOf(trx, "payin_status_change") }
 
-          for (const m of [...migrations.slice(1)].reverse()) await runMigration(trx, m, "down")
-          for (const m of migrations.slice(1)) await runMigration(trx, m, "up")
-          // the data is still there, and the constraints of today hold
-          expect({ transactions: await rowsOf(trx, "payin_transaction"), history: await rowsOf(trx, "payin_status_change") }).toEqual(before)
-          expect(Number((await trx.raw(`select count(*) as n from payin_webhook_event`)).rows[0].n)).toBe(4)
-          // the backfill: paid when it closed, the amount first assigned (before the recalculation), else the current one
-          const rows = (await trx.raw(`select id, assigned_amount, paid_at = status_changed_at as paid_when_closed, paid_at from payin_transaction order by id`)).rows
-          expect(rows).toEqual([
-            expect.objectContaining({ id: "payintx_m1", assigned_amount: "1790.00", paid_when_closed: true }),
-            expect.objectContaining({ id: "payintx_m2", assigned_amount: "1790.00", paid_at: null }),
-          ])
-          throw new Error("rollback")
-        })
-        .catch((e: Error) => e)
-      expect(error.message).toBe("rollback")
-    })
-  },
+        for (const m of [...migrations.slice(1)].reverse()) await runMigration(trx, m, "down")
+        for (const m of migrations.slice(1)) await runMigration(trx, m, "up")
+        // the data is still there, and the constraints of today hold
+        expect({ transactions: await rowsOf(trx, "payin_transaction"), history: await rowsOf(trx, "payin_status_change") }).toEqual(before)
+        expect(Number((await trx.raw(`select count(*) as n from payin_webhook_event`)).rows[0].n)).toBe(4)
+        // the backfill: paid when it closed, the amount first assigned (before the recalculation), else the current one
+        const rows = (await trx.raw(`select id, assigned_amount, paid_at = status_changed_at as paid_when_closed, paid_at from payin_transaction order by id`)).rows
+        expect(rows).toEqual([
+          expect.objectContaining({ id: "payintx_m1", assigned_amount: "1790.00", paid_when_closed: true }),
+          expect.objectContaining({ id: "payintx_m2", assigned_amount: "1790.00", paid_at: null }),
+        ])
+        throw new Error("rollback")
+      })
+      .catch((e: Error) => e)
+    expect(error.message).toBe("rollback")
+  })
 })

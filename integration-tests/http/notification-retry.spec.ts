@@ -2,67 +2,47 @@
 // recorded with its outcome, the retry job sends again what failed or never went out, with backoff
 // and a limit, and one that succeeded is never sent twice. A real Medusa on PostgreSQL with a
 // notification provider that fails on demand (the test app's "flaky" channel).
-import path from "path"
-import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { Modules } from "@medusajs/framework/utils"
-import { PAYIN_MODULE } from "../../medusa-plugin.config"
-import { NOTIFICATION_MAX_ATTEMPTS } from "../../src/modules/payin/notification-log"
+import { NOTIFICATION_MAX_ATTEMPTS } from "../../src/modules/payin/notification-log/log"
 import { notifyOrderPlaced } from "../../src/notifications/notify"
 import { retryDueNotifications } from "../../src/notifications/retry"
 import type { RunningSandbox } from "../../src/sandbox"
 import { flakyNotifications } from "../app/notification-flaky"
-import { DemoSeedResult, seedDemoStore } from "../app/seed/demo-store"
-import { TEST_ADMIN, adminHeaders } from "../support/admin"
+import { storeSpec } from "../support/harness"
 import { eventually } from "../support/medusa-process"
-import { control, sandboxForApp } from "../support/sandbox"
-import { Storefront, placedOrderAwaitingPayment } from "../support/storefront"
+import { control } from "../support/sandbox"
+import { Storefront } from "../support/storefront"
 
 jest.setTimeout(180_000)
 process.env.PAYIN_TEST_FLAKY_NOTIFICATIONS = "true"
 
 const KEY = "notification-retry-key-0123456789"
-let sandbox: RunningSandbox
-sandboxForApp(KEY, undefined, (s) => (sandbox = s))
 
 const minutesFromNow = (minutes: number) => new Date(Date.now() + minutes * 60_000)
 
-medusaIntegrationTestRunner({
-  inApp: true,
-  cwd: path.join(__dirname, "..", "app"),
-  testSuite: ({ api, getContainer }) => {
-    let seed: DemoSeedResult
-    let shop: Storefront
-    let admin: { headers: Record<string, string> }
-
-    const payin = () => getContainer().resolve(PAYIN_MODULE) as any
-    /** The order's notifications as the admin's pay-in detail shows them. */
-    const shown = async (ledgerId: string) =>
-      (await api.get(`/admin/payin/transactions/${ledgerId}`, admin)).data.notifications as any[]
-    /** The Notification Module's rows of one order and kind. */
-    /** What the provider was asked to send for one order (each order's own count: another test's late event is not counted). */
-    const attemptsOf = (orderId: string) => flakyNotifications.attempted.filter((a) => a.order_id === orderId).length
-    const moduleRows = async (orderId: string, kind: string) =>
-      ((await (getContainer().resolve(Modules.NOTIFICATION) as any).listNotifications({ idempotency_key: `payin:${kind}:${orderId}` })) as any[])
-
+storeSpec(
+  { key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true, beforeReset: () => (flakyNotifications.failFirst = 0) },
+  (h) => {
+    const { api, getContainer } = h
+    let sandbox: RunningSandbox, shop: Storefront, admin: { headers: Record<string, string> }
     beforeEach(async () => {
-      flakyNotifications.failFirst = 0
-      sandbox.updateMerchant({ webhookUrl: `${api.defaults.baseURL}/hooks/payin/default`, whitelist: [], apiKey: KEY })
-      await control(sandbox, "POST", "/_sandbox/reset")
-      seed = await seedDemoStore(getContainer(), {
-        providerIds: ["pp_payin_default"],
-        adminEmail: TEST_ADMIN.email,
-        adminPassword: TEST_ADMIN.password,
-      })
-      shop = new Storefront(api, seed)
-      admin = await adminHeaders(getContainer(), api)
-      await payin().settings.load(0)
+      ;({ sandbox, shop, admin } = h)
       await api.post("/admin/payin/settings/default", { notifications: { enabled: true, channel: "flaky" } }, admin)
     })
 
+    /** The order's notifications as the admin's pay-in detail shows them. */
+    const shown = async (ledgerId: string) =>
+      (await api.get(`/admin/payin/transactions/${ledgerId}`, admin)).data.notifications as any[]
+    /** What the provider was asked to send for one order (each order's own count: another test's late event is not counted). */
+    const attemptsOf = (orderId: string) => flakyNotifications.attempted.filter((a) => a.order_id === orderId).length
+    /** The Notification Module's rows of one order and kind. */
+    const moduleRows = async (orderId: string, kind: string) =>
+      ((await (getContainer().resolve(Modules.NOTIFICATION) as any).listNotifications({ idempotency_key: `payin:${kind}:${orderId}` })) as any[])
+
     it("the provider fails twice, then sends: the shopper gets exactly one message, and the admin shows the attempts", async () => {
       flakyNotifications.failFirst = 2
-      const { orderId, session } = await placedOrderAwaitingPayment(shop, sandbox, payin)
-      const ledgerId = (await payin().listPayinTransactions({ session_id: session.id }))[0].id
+      const { orderId, session } = await h.placedOrder()
+      const ledgerId = (await h.ledger.rows({ session_id: session.id }))[0].id
       // order.placed: the first attempt fails, recorded with its reason and the next attempt's time
       const first = await eventually("the first attempt recorded", async () => {
         const [n] = await shown(ledgerId)
@@ -92,11 +72,11 @@ medusaIntegrationTestRunner({
     })
 
     it("a notification decided but never sent (a crash before the send) goes out once; one no longer owed is skipped", async () => {
-      const { orderId, session, payin: tx } = await placedOrderAwaitingPayment(shop, sandbox, payin)
-      const ledgerId = (await payin().listPayinTransactions({ session_id: session.id }))[0].id
+      const { orderId, session, payin: tx } = await h.placedOrder()
+      const ledgerId = (await h.ledger.rows({ session_id: session.id }))[0].id
       await eventually("instructions sent", async () => (await shown(ledgerId))[0]?.status === "sent")
       // the process died after deciding "paid" was owed, before sending it
-      await payin().notifications.due(orderId, "paid", ledgerId, "payin.captured")
+      await h.ledger.notificationDue(orderId, "paid", ledgerId, "payin.captured")
       // …and the order is not paid: the retry finds it no longer owed and never sends it
       expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(5) })).toMatchObject({ due: 1, skipped: 1 })
       expect((await shown(ledgerId)).find((n) => n.kind === "paid")).toMatchObject({ status: "skipped", next_attempt_at: null })
@@ -110,8 +90,8 @@ medusaIntegrationTestRunner({
 
     it("gives up after the attempt limit: the admin shows it failed, with no next attempt", async () => {
       flakyNotifications.failFirst = 1_000
-      const { orderId, session } = await placedOrderAwaitingPayment(shop, sandbox, payin)
-      const ledgerId = (await payin().listPayinTransactions({ session_id: session.id }))[0].id
+      const { orderId, session } = await h.placedOrder()
+      const ledgerId = (await h.ledger.rows({ session_id: session.id }))[0].id
       await eventually("the first attempt recorded", async () => (await shown(ledgerId))[0]?.status === "failed")
       for (let attempt = 2; attempt <= NOTIFICATION_MAX_ATTEMPTS; attempt++) {
         await retryDueNotifications(getContainer(), { now: minutesFromNow(60 * attempt) })
@@ -120,5 +100,5 @@ medusaIntegrationTestRunner({
       expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(60 * 24 * 30) })).toMatchObject({ due: 0 })
       expect(attemptsOf(orderId)).toBe(NOTIFICATION_MAX_ATTEMPTS)
     })
-  },
-})
+  }
+)

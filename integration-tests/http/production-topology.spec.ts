@@ -14,15 +14,12 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync, r
 import os from "os"
 import path from "path"
 import { request } from "undici"
-import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
-import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import type { Transaction } from "../../src/client/schemas"
 import { sign } from "../../src/client/signature"
-import { PAYIN_EVENTS } from "../../src/modules/payin/events"
 import type { RunningSandbox } from "../../src/sandbox"
-import { seedDemoStore } from "../app/seed/demo-store"
-import { TEST_ADMIN, adminHeaders } from "../support/admin"
+import { adminHeaders } from "../support/admin"
+import { PAYIN_EVENTS, appSpec } from "../support/harness"
 import { MedusaProcess, appDir, eventually, pool, shuffle, startMedusa } from "../support/medusa-process"
 import { RunningRedis, startRedis } from "../support/redis"
 import { control, payinsOfSession, sandboxForApp } from "../support/sandbox"
@@ -92,253 +89,245 @@ async function deliver(url: string, body: string, key: string): Promise<{ status
   return { status: res.statusCode, text, ms: Date.now() - started }
 }
 
-medusaIntegrationTestRunner({
-  inApp: true,
-  cwd: appDir,
-  testSuite: ({ api, getContainer, dbConfig }) => {
-    it("two servers and a worker on Redis: nothing lost, nothing doubled, each part where it belongs", async () => {
-      const container = getContainer()
-      const payin = container.resolve(PAYIN_MODULE) as any
-      const query = container.resolve(ContainerRegistrationKeys.QUERY)
-      const seed = await seedDemoStore(container, {
-        providerIds: ["pp_payin_default"],
-        adminEmail: TEST_ADMIN.email,
-        adminPassword: TEST_ADMIN.password,
+appSpec((h, { dbConfig }) => {
+  const { api, getContainer } = h
+  it("two servers and a worker on Redis: nothing lost, nothing doubled, each part where it belongs", async () => {
+    const container = getContainer()
+    const query = container.resolve(ContainerRegistrationKeys.QUERY)
+    const seed = await h.seedStore(["pp_payin_default"])
+    // shopper notifications switched on from the admin (stored in the database the processes share)
+    const switchedOn = await api.post("/admin/payin/settings/default", { notifications: { enabled: true } }, await adminHeaders(container, api))
+    expect(switchedOn.data.values.notifications).toMatchObject({ enabled: true, channel: "email" })
+    const notifications = container.resolve(Modules.NOTIFICATION) as any
+    /** The notifications of these orders, by order: the kinds in their idempotency keys (payin:<kind>:<order_id>). */
+    const notifiedKinds = async (orderIds: string[]) => {
+      const rows = (await notifications.listNotifications({ resource_id: orderIds }, { take: 1000 })) as any[]
+      return Object.fromEntries(
+        orderIds.map((id) => [id, rows.filter((n) => n.resource_id === id).map((n) => n.idempotency_key.split(":")[1]).sort()])
+      )
+    }
+    let notificationWaitsMs = 0 // what the notification steps add to the run
+    /** Waits until every order got its payment instructions (the worker handles order.placed). */
+    const instructed = async (orderIds: string[]) => {
+      const started = Date.now()
+      await eventually("payin.instructions of every order placed awaiting payment", async () => {
+        const kinds = await notifiedKinds(orderIds)
+        return orderIds.every((id) => kinds[id].includes("instructions"))
       })
-      // shopper notifications switched on from the admin (stored in the database the processes share)
-      const switchedOn = await api.post("/admin/payin/settings/default", { notifications: { enabled: true } }, await adminHeaders(container, api))
-      expect(switchedOn.data.values.notifications).toMatchObject({ enabled: true, channel: "email" })
-      const notifications = container.resolve(Modules.NOTIFICATION) as any
-      /** The notifications of these orders, by order: the kinds in their idempotency keys (payin:<kind>:<order_id>). */
-      const notifiedKinds = async (orderIds: string[]) => {
-        const rows = (await notifications.listNotifications({ resource_id: orderIds }, { take: 1000 })) as any[]
-        return Object.fromEntries(
-          orderIds.map((id) => [id, rows.filter((n) => n.resource_id === id).map((n) => n.idempotency_key.split(":")[1]).sort()])
-        )
-      }
-      let notificationWaitsMs = 0 // what the notification steps add to the run
-      /** Waits until every order got its payment instructions (the worker handles order.placed). */
-      const instructed = async (orderIds: string[]) => {
-        const started = Date.now()
-        await eventually("payin.instructions of every order placed awaiting payment", async () => {
-          const kinds = await notifiedKinds(orderIds)
-          return orderIds.every((id) => kinds[id].includes("instructions"))
-        })
-        notificationWaitsMs += Date.now() - started
-      }
-      // server B and the worker stop before a capture while the pause file exists (step 4)
-      const role = (mode: "server" | "worker", pausable = true) => ({
-        DATABASE_URL: dbConfig.clientUrl,
-        MEDUSA_WORKER_MODE: mode,
-        PAYIN_APP_REDIS_URL: redis.url,
-        PAYIN_APP_TEST_PLUGINS: probeDir,
-        PAYIN_TEST_PAUSE_FILE: pausable ? pauseFile : undefined,
-        // the job ticks every 5 s; here it looks up every 10 s, pay-ins of any age (README: plugin options)
-        PAYIN_RECONCILE_INTERVAL_SECONDS: "10",
-        PAYIN_RECONCILE_AFTER_SECONDS: "0",
+      notificationWaitsMs += Date.now() - started
+    }
+    // server B and the worker stop before a capture while the pause file exists (step 4)
+    const role = (mode: "server" | "worker", pausable = true) => ({
+      DATABASE_URL: dbConfig.clientUrl,
+      MEDUSA_WORKER_MODE: mode,
+      PAYIN_APP_REDIS_URL: redis.url,
+      PAYIN_APP_TEST_PLUGINS: probeDir,
+      PAYIN_TEST_PAUSE_FILE: pausable ? pauseFile : undefined,
+      // the job ticks every 5 s; here it looks up every 10 s, pay-ins of any age (README: plugin options)
+      PAYIN_RECONCILE_INTERVAL_SECONDS: "10",
+      PAYIN_RECONCILE_AFTER_SECONDS: "0",
+    })
+    const bootStarted = Date.now()
+    let [serverA, serverB, worker] = await Promise.all([
+      startMedusa("server A", role("server", false)),
+      startMedusa("server B", role("server")),
+      startMedusa("worker", role("worker")),
+    ])
+    console.log(`[topology] two servers and the worker booted in ${Date.now() - bootStarted} ms`)
+    const A = serverA.url
+    const adminA = httpApi(A)
+    const shops = [new Storefront(adminA, seed), new Storefront(httpApi(serverB.url), seed)]
+    const rowOf = async (sessionId: string) => (await h.ledger.rows({ session_id: sessionId }))[0]
+    const capturesOf = async (sessionIds: string[]) => {
+      const { data } = await query.graph({
+        entity: "payment",
+        fields: ["id", "payment_session_id", "captures.id"],
+        filters: { payment_session_id: sessionIds },
       })
-      const bootStarted = Date.now()
-      let [serverA, serverB, worker] = await Promise.all([
-        startMedusa("server A", role("server", false)),
-        startMedusa("server B", role("server")),
-        startMedusa("worker", role("worker")),
-      ])
-      console.log(`[topology] two servers and the worker booted in ${Date.now() - bootStarted} ms`)
-      const A = serverA.url
-      const adminA = httpApi(A)
-      const shops = [new Storefront(adminA, seed), new Storefront(httpApi(serverB.url), seed)]
-      const rowOf = async (sessionId: string) => (await payin.listPayinTransactions({ session_id: sessionId }))[0]
-      const capturesOf = async (sessionIds: string[]) => {
-        const { data } = await query.graph({
-          entity: "payment",
-          fields: ["id", "payment_session_id", "captures.id"],
-          filters: { payment_session_id: sessionIds },
-        })
-        return data as { payment_session_id: string; captures: { id: string }[] }[]
-      }
-      const allCapturedOnce = async (sessionIds: string[]) => {
-        const payments = await capturesOf(sessionIds)
-        return payments.length === sessionIds.length && payments.every((p) => p.captures.length === 1)
-      }
-      const callbackOf = (payinId: string) => JSON.stringify(sandbox.transaction(payinId) as Transaction)
-      const placeOrder = async (shop: Storefront) => {
+      return data as { payment_session_id: string; captures: { id: string }[] }[]
+    }
+    const allCapturedOnce = async (sessionIds: string[]) => {
+      const payments = await capturesOf(sessionIds)
+      return payments.length === sessionIds.length && payments.every((p) => p.captures.length === 1)
+    }
+    const callbackOf = (payinId: string) => JSON.stringify(sandbox.transaction(payinId) as Transaction)
+    const placeOrder = async (shop: Storefront) => {
+      const cartId = await shop.cart()
+      const session = await shop.session(cartId, "pp_payin_default")
+      const orderId = (await shop.complete(cartId)).data.order.id as string
+      await instructed([orderId]) // before the payment: then the order is paid and gets payin.paid
+      return { sessionId: session.id as string, payinId: payinsOfSession(sandbox, session.id)[0].id, orderId }
+    }
+
+    try {
+      // 1. Checkouts on both servers (one in three pays before completing: the webhook
+      //    completes the cart), each callback delivered three times plus a stale "active",
+      //    concurrently and shuffled over both servers: one capture each.
+      const checkouts: { sessionId: string; payinId: string; orderFirst: boolean; orderId?: string }[] = []
+      await pool(Array.from({ length: 12 }), 4, async (_, i) => {
+        const shop = shops[i % 2]
         const cartId = await shop.cart()
         const session = await shop.session(cartId, "pp_payin_default")
-        const orderId = (await shop.complete(cartId)).data.order.id as string
-        await instructed([orderId]) // before the payment: then the order is paid and gets payin.paid
-        return { sessionId: session.id as string, payinId: payinsOfSession(sandbox, session.id)[0].id, orderId }
+        const orderFirst = i % 3 !== 0
+        const orderId = orderFirst ? ((await shop.complete(cartId)).data.order.id as string) : undefined
+        checkouts.push({ sessionId: session.id, payinId: payinsOfSession(sandbox, session.id)[0].id, orderFirst, orderId })
+      })
+      await instructed(checkouts.flatMap((c) => (c.orderId ? [c.orderId] : [])))
+      for (const c of checkouts) await control(sandbox, "POST", `/_sandbox/transactions/${c.payinId}/pay`)
+      const deliveries = checkouts.flatMap((c) => {
+        const closed = callbackOf(c.payinId)
+        return [closed, closed, closed, JSON.stringify({ ...JSON.parse(closed), status: "active" })]
+      })
+      const answers: number[] = []
+      await pool(shuffle(deliveries), 8, async (body, i) => {
+        answers.push((await deliver(i % 2 ? serverB.url : A, body, KEY)).status)
+      })
+      expect(answers.filter((s) => s !== 200 && s !== 202)).toEqual([])
+      await eventually("every checkout captured", () => allCapturedOnce(checkouts.map((c) => c.sessionId)))
+      for (const c of checkouts) {
+        const row = await eventually(`ledger of ${c.payinId} done`, async () => {
+          const r = await rowOf(c.sessionId)
+          return r.effect_pending ? null : r
+        })
+        expect([c.payinId, row.status, Boolean(row.captured_at), row.effect_pending]).toEqual([c.payinId, "closed", true, null])
       }
 
-      try {
-        // 1. Checkouts on both servers (one in three pays before completing: the webhook
-        //    completes the cart), each callback delivered three times plus a stale "active",
-        //    concurrently and shuffled over both servers: one capture each.
-        const checkouts: { sessionId: string; payinId: string; orderFirst: boolean; orderId?: string }[] = []
-        await pool(Array.from({ length: 12 }), 4, async (_, i) => {
-          const shop = shops[i % 2]
-          const cartId = await shop.cart()
-          const session = await shop.session(cartId, "pp_payin_default")
-          const orderFirst = i % 3 !== 0
-          const orderId = orderFirst ? ((await shop.complete(cartId)).data.order.id as string) : undefined
-          checkouts.push({ sessionId: session.id, payinId: payinsOfSession(sandbox, session.id)[0].id, orderFirst, orderId })
-        })
-        await instructed(checkouts.flatMap((c) => (c.orderId ? [c.orderId] : [])))
-        for (const c of checkouts) await control(sandbox, "POST", `/_sandbox/transactions/${c.payinId}/pay`)
-        const deliveries = checkouts.flatMap((c) => {
-          const closed = callbackOf(c.payinId)
-          return [closed, closed, closed, JSON.stringify({ ...JSON.parse(closed), status: "active" })]
-        })
-        const answers: number[] = []
-        await pool(shuffle(deliveries), 8, async (body, i) => {
-          answers.push((await deliver(i % 2 ? serverB.url : A, body, KEY)).status)
-        })
-        expect(answers.filter((s) => s !== 200 && s !== 202)).toEqual([])
-        await eventually("every checkout captured", () => allCapturedOnce(checkouts.map((c) => c.sessionId)))
-        for (const c of checkouts) {
-          const row = await eventually(`ledger of ${c.payinId} done`, async () => {
-            const r = await rowOf(c.sessionId)
-            return r.effect_pending ? null : r
-          })
-          expect([c.payinId, row.status, Boolean(row.captured_at), row.effect_pending]).toEqual([c.payinId, "closed", true, null])
-        }
-
-        // 2. order.placed is handled on the worker: it links each pay-in to its order.
-        for (const c of checkouts.filter((c) => c.orderFirst)) {
-          await eventually(`order.placed of ${c.orderId} handled`, async () =>
-            handled().some((h) => h.name === "order.placed" && h.id === c.orderId)
-          )
-          expect((await rowOf(c.sessionId)).order_id).toBe(c.orderId)
-        }
-
-        // 3. Webhooks that never came: the worker's reconciliation job looks the pay-ins up
-        //    and completes the orders (servers run no jobs).
-        const silent = await Promise.all([placeOrder(shops[0]), placeOrder(shops[1])])
-        for (const s of silent) await control(sandbox, "POST", `/_sandbox/transactions/${s.payinId}/pay`)
-        await eventually("silent payments captured by the worker", () => allCapturedOnce(silent.map((s) => s.sessionId)))
-        for (const s of silent) {
-          const { data: history } = await query.graph({
-            entity: "payin_status_change",
-            fields: ["to_status", "source"],
-            filters: { transaction_id: (await rowOf(s.sessionId)).id, to_status: "closed" },
-          })
-          expect(history).toEqual([expect.objectContaining({ source: "lookup" })])
-        }
-
-        // The admin (on a server) sees the worker's runs of the job.
-        const health = await adminA.get("/admin/payin/webhook-health", await adminHeaders(container, api))
-        expect(health.data.reconciliation).toMatchObject({ overdue: false, interval_seconds: 10, runs: expect.any(Number) })
-        expect(health.data.reconciliation.runs).toBeGreaterThan(0)
-
-        // 4. SIGKILL between "ledger recorded closed" and "Medusa captured": the worker pauses
-        //    while reconciling two silent payments, server B while applying two webhooks.
-        writeFileSync(pauseFile, "")
-        const byWorker = await Promise.all([placeOrder(shops[0]), placeOrder(shops[0])])
-        const byServer = await Promise.all([placeOrder(shops[1]), placeOrder(shops[1])])
-        const killed = [...byWorker, ...byServer]
-        for (const k of killed) await control(sandbox, "POST", `/_sandbox/transactions/${k.payinId}/pay`)
-        const inFlight = byServer.map((k) => deliver(serverB.url, callbackOf(k.payinId), KEY).catch(() => null))
-        const ledgerIds = await Promise.all(killed.map(async (k) => (await rowOf(k.sessionId)).id as string))
-        await eventually(
-          "every pay-in paused between ledger and capture",
-          async () => ledgerIds.every((id) => (worker.log() + serverB.log()).includes(PAUSED + id)),
-          120_000
+      // 2. order.placed is handled on the worker: it links each pay-in to its order.
+      for (const c of checkouts.filter((c) => c.orderFirst)) {
+        await eventually(`order.placed of ${c.orderId} handled`, async () =>
+          handled().some((h) => h.name === "order.placed" && h.id === c.orderId)
         )
-        const killedAt = Date.now()
-        await Promise.all([worker.kill(), serverB.kill()])
-        await Promise.all(inFlight)
-        for (const k of killed) {
-          const row = await rowOf(k.sessionId)
-          expect([row.status, row.effect_pending, row.captured_at]).toEqual(["closed", "capture", null])
-        }
-        expect((await capturesOf(killed.map((k) => k.sessionId))).filter((p) => p.captures.length)).toEqual([])
-        // what the dead lock costs a webhook meanwhile (a retry of one of them, to server A)
-        const waiting = await deliver(A, callbackOf(byServer[0].payinId), KEY)
-        expect([202, 200]).toContain(waiting.status)
-        rmSync(pauseFile)
-        ;[serverB, worker] = await Promise.all([startMedusa("server B", role("server")), startMedusa("worker", role("worker"))])
-        const restartedMs = Date.now() - killedAt
-        await eventually("the killed pay-ins captured after the restart", () => allCapturedOnce(killed.map((k) => k.sessionId)), 180_000)
-        console.log(
-          `[topology] SIGKILL → every order captured: ${((Date.now() - killedAt) / 1000).toFixed(1)} s ` +
-            `(restart of worker + server B took ${(restartedMs / 1000).toFixed(1)} s; a webhook for a pay-in whose lock the dead ` +
-            `process held was answered ${waiting.status} after ${waiting.ms} ms)`
-        )
-        for (const k of killed) {
-          // the ledger records the capture right after Medusa's commit
-          const row = await eventually(`ledger of ${k.payinId} done`, async () => {
-            const r = await rowOf(k.sessionId)
-            return r.effect_pending ? null : r
-          })
-          expect([row.status, row.effect_pending, Boolean(row.captured_at), row.order_id]).toEqual(["closed", null, true, k.orderId])
-        }
+        expect((await rowOf(c.sessionId)).order_id).toBe(c.orderId)
+      }
 
-        // 5. A key rotated from the admin on server A: server B creates pay-ins and accepts
-        //    callbacks with it at once, the worker looks pay-ins up with it.
-        const shopB = new Storefront(httpApi(serverB.url), seed) // the restarted server B
-        await shopB.session(await shopB.cart(), "pp_payin_default") // B holds a fresh copy of the old settings
-        sandbox.updateMerchant({ apiKey: ROTATED })
-        const saved = await adminA.post("/admin/payin/settings/default", { apiKey: ROTATED }, await adminHeaders(container, api))
-        expect(saved.data.api_key.source).toBe("admin")
-        const rotatedB = await placeOrder(shopB)
-        expect(sandbox.transaction(rotatedB.payinId)?.status).toBe("active")
-        await control(sandbox, "POST", `/_sandbox/transactions/${rotatedB.payinId}/pay`)
-        const hook = await deliver(serverB.url, callbackOf(rotatedB.payinId), ROTATED)
-        expect([hook.status, hook.text]).toEqual([200, expect.stringContaining('"received":true')])
-        const rotatedSilent = await placeOrder(shops[0])
-        await control(sandbox, "POST", `/_sandbox/transactions/${rotatedSilent.payinId}/pay`)
-        await eventually("paid after the rotation, captured (B by webhook, the worker by lookup)", () =>
-          allCapturedOnce([rotatedB.sessionId, rotatedSilent.sessionId])
-        )
-
-        // 6. The plugin's events are handled on the worker: a paid pay-in disputed.
-        const disputed = checkouts[1]
-        await control(sandbox, "POST", `/_sandbox/transactions/${disputed.payinId}/dispute`)
-        expect((await deliver(A, callbackOf(disputed.payinId), ROTATED)).status).toBe(200)
-        const disputedId = (await rowOf(disputed.sessionId)).id
-        await eventually("payin.dispute_opened handled", async () =>
-          handled().some((h) => h.name === PAYIN_EVENTS.DISPUTE_OPENED && h.id === disputedId)
-        )
-
-        // Every event of the run was handled by a worker process, never by a server.
-        expect([...new Set(handled().map((h) => h.mode))]).toEqual(["worker"])
-
-        // 7. Shopper notifications: every order got exactly one payin.paid, and one
-        //    payin.instructions when it was placed awaiting its payment (not when paid first), in
-        //    spite of the repeated callbacks, two servers and a worker killed and restarted; only
-        //    the worker sent them.
-        const notificationsChecked = Date.now()
-        for (const c of checkouts) c.orderId ??= (await rowOf(c.sessionId)).order_id
-        const placedAwaiting = [...checkouts.filter((c) => c.orderFirst), ...silent, ...killed, rotatedB, rotatedSilent].map((c) => c.orderId!)
-        const paidFirst = checkouts.filter((c) => !c.orderFirst).map((c) => c.orderId!)
-        const expected = Object.fromEntries([
-          ...placedAwaiting.map((id) => [id, ["instructions", "paid"]]),
-          ...paidFirst.map((id) => [id, ["paid"]]),
-        ])
-        await eventually("payin.paid of every order", async () => {
-          const kinds = await notifiedKinds(Object.keys(expected))
-          return Object.values(kinds).every((k) => k.includes("paid"))
-        })
-        expect(await notifiedKinds(Object.keys(expected))).toEqual(expected)
-        expect(worker.log()).toContain("payin: notification payin.paid (paid) for order")
-        for (const server of [serverA, serverB]) expect(server.log()).not.toContain("payin: notification")
-        notificationWaitsMs += Date.now() - notificationsChecked
-        console.log(
-          `[topology] notifications: ${Object.keys(expected).length} orders, ${placedAwaiting.length + Object.keys(expected).length} notifications, ` +
-            `waits and checks added ${(notificationWaitsMs / 1000).toFixed(1)} s`
-        )
-
-        // Nothing doubled over the whole run: one capture per paid session, statuses never went back.
-        const everySession = [...checkouts, ...silent, ...killed, rotatedB, rotatedSilent].map((c) => c.sessionId)
-        expect(await allCapturedOnce(everySession)).toBe(true)
-        const { data: back } = await query.graph({
+      // 3. Webhooks that never came: the worker's reconciliation job looks the pay-ins up
+      //    and completes the orders (servers run no jobs).
+      const silent = await Promise.all([placeOrder(shops[0]), placeOrder(shops[1])])
+      for (const s of silent) await control(sandbox, "POST", `/_sandbox/transactions/${s.payinId}/pay`)
+      await eventually("silent payments captured by the worker", () => allCapturedOnce(silent.map((s) => s.sessionId)))
+      for (const s of silent) {
+        const { data: history } = await query.graph({
           entity: "payin_status_change",
-          fields: ["to_status", "from_status"],
-          filters: { to_status: "active" },
+          fields: ["to_status", "source"],
+          filters: { transaction_id: (await rowOf(s.sessionId)).id, to_status: "closed" },
         })
-        expect((back as any[]).filter((h) => h.from_status !== "creating")).toEqual([])
-      } finally {
-        await Promise.all([serverA.kill(), serverB.kill(), worker.kill()])
+        expect(history).toEqual([expect.objectContaining({ source: "lookup" })])
       }
-    })
-  },
+
+      // The admin (on a server) sees the worker's runs of the job.
+      const health = await adminA.get("/admin/payin/webhook-health", await adminHeaders(container, api))
+      expect(health.data.reconciliation).toMatchObject({ overdue: false, interval_seconds: 10, runs: expect.any(Number) })
+      expect(health.data.reconciliation.runs).toBeGreaterThan(0)
+
+      // 4. SIGKILL between "ledger recorded closed" and "Medusa captured": the worker pauses
+      //    while reconciling two silent payments, server B while applying two webhooks.
+      writeFileSync(pauseFile, "")
+      const byWorker = await Promise.all([placeOrder(shops[0]), placeOrder(shops[0])])
+      const byServer = await Promise.all([placeOrder(shops[1]), placeOrder(shops[1])])
+      const killed = [...byWorker, ...byServer]
+      for (const k of killed) await control(sandbox, "POST", `/_sandbox/transactions/${k.payinId}/pay`)
+      const inFlight = byServer.map((k) => deliver(serverB.url, callbackOf(k.payinId), KEY).catch(() => null))
+      const ledgerIds = await Promise.all(killed.map(async (k) => (await rowOf(k.sessionId)).id as string))
+      await eventually(
+        "every pay-in paused between ledger and capture",
+        async () => ledgerIds.every((id) => (worker.log() + serverB.log()).includes(PAUSED + id)),
+        120_000
+      )
+      const killedAt = Date.now()
+      await Promise.all([worker.kill(), serverB.kill()])
+      await Promise.all(inFlight)
+      for (const k of killed) {
+        const row = await rowOf(k.sessionId)
+        expect([row.status, row.effect_pending, row.captured_at]).toEqual(["closed", "capture", null])
+      }
+      expect((await capturesOf(killed.map((k) => k.sessionId))).filter((p) => p.captures.length)).toEqual([])
+      // what the dead lock costs a webhook meanwhile (a retry of one of them, to server A)
+      const waiting = await deliver(A, callbackOf(byServer[0].payinId), KEY)
+      expect([202, 200]).toContain(waiting.status)
+      rmSync(pauseFile)
+      ;[serverB, worker] = await Promise.all([startMedusa("server B", role("server")), startMedusa("worker", role("worker"))])
+      const restartedMs = Date.now() - killedAt
+      await eventually("the killed pay-ins captured after the restart", () => allCapturedOnce(killed.map((k) => k.sessionId)), 180_000)
+      console.log(
+        `[topology] SIGKILL → every order captured: ${((Date.now() - killedAt) / 1000).toFixed(1)} s ` +
+          `(restart of worker + server B took ${(restartedMs / 1000).toFixed(1)} s; a webhook for a pay-in whose lock the dead ` +
+          `process held was answered ${waiting.status} after ${waiting.ms} ms)`
+      )
+      for (const k of killed) {
+        // the ledger records the capture right after Medusa's commit
+        const row = await eventually(`ledger of ${k.payinId} done`, async () => {
+          const r = await rowOf(k.sessionId)
+          return r.effect_pending ? null : r
+        })
+        expect([row.status, row.effect_pending, Boolean(row.captured_at), row.order_id]).toEqual(["closed", null, true, k.orderId])
+      }
+
+      // 5. A key rotated from the admin on server A: server B creates pay-ins and accepts
+      //    callbacks with it at once, the worker looks pay-ins up with it.
+      const shopB = new Storefront(httpApi(serverB.url), seed) // the restarted server B
+      await shopB.session(await shopB.cart(), "pp_payin_default") // B holds a fresh copy of the old settings
+      sandbox.updateMerchant({ apiKey: ROTATED })
+      const saved = await adminA.post("/admin/payin/settings/default", { apiKey: ROTATED }, await adminHeaders(container, api))
+      expect(saved.data.api_key.source).toBe("admin")
+      const rotatedB = await placeOrder(shopB)
+      expect(sandbox.transaction(rotatedB.payinId)?.status).toBe("active")
+      await control(sandbox, "POST", `/_sandbox/transactions/${rotatedB.payinId}/pay`)
+      const hook = await deliver(serverB.url, callbackOf(rotatedB.payinId), ROTATED)
+      expect([hook.status, hook.text]).toEqual([200, expect.stringContaining('"received":true')])
+      const rotatedSilent = await placeOrder(shops[0])
+      await control(sandbox, "POST", `/_sandbox/transactions/${rotatedSilent.payinId}/pay`)
+      await eventually("paid after the rotation, captured (B by webhook, the worker by lookup)", () =>
+        allCapturedOnce([rotatedB.sessionId, rotatedSilent.sessionId])
+      )
+
+      // 6. The plugin's events are handled on the worker: a paid pay-in disputed.
+      const disputed = checkouts[1]
+      await control(sandbox, "POST", `/_sandbox/transactions/${disputed.payinId}/dispute`)
+      expect((await deliver(A, callbackOf(disputed.payinId), ROTATED)).status).toBe(200)
+      const disputedId = (await rowOf(disputed.sessionId)).id
+      await eventually("payin.dispute_opened handled", async () =>
+        handled().some((h) => h.name === PAYIN_EVENTS.DISPUTE_OPENED && h.id === disputedId)
+      )
+
+      // Every event of the run was handled by a worker process, never by a server.
+      expect([...new Set(handled().map((h) => h.mode))]).toEqual(["worker"])
+
+      // 7. Shopper notifications: every order got exactly one payin.paid, and one
+      //    payin.instructions when it was placed awaiting its payment (not when paid first), in
+      //    spite of the repeated callbacks, two servers and a worker killed and restarted; only
+      //    the worker sent them.
+      const notificationsChecked = Date.now()
+      for (const c of checkouts) c.orderId ??= (await rowOf(c.sessionId)).order_id
+      const placedAwaiting = [...checkouts.filter((c) => c.orderFirst), ...silent, ...killed, rotatedB, rotatedSilent].map((c) => c.orderId!)
+      const paidFirst = checkouts.filter((c) => !c.orderFirst).map((c) => c.orderId!)
+      const expected = Object.fromEntries([
+        ...placedAwaiting.map((id) => [id, ["instructions", "paid"]]),
+        ...paidFirst.map((id) => [id, ["paid"]]),
+      ])
+      await eventually("payin.paid of every order", async () => {
+        const kinds = await notifiedKinds(Object.keys(expected))
+        return Object.values(kinds).every((k) => k.includes("paid"))
+      })
+      expect(await notifiedKinds(Object.keys(expected))).toEqual(expected)
+      expect(worker.log()).toContain("payin: notification payin.paid (paid) for order")
+      for (const server of [serverA, serverB]) expect(server.log()).not.toContain("payin: notification")
+      notificationWaitsMs += Date.now() - notificationsChecked
+      console.log(
+        `[topology] notifications: ${Object.keys(expected).length} orders, ${placedAwaiting.length + Object.keys(expected).length} notifications, ` +
+          `waits and checks added ${(notificationWaitsMs / 1000).toFixed(1)} s`
+      )
+
+      // Nothing doubled over the whole run: one capture per paid session, statuses never went back.
+      const everySession = [...checkouts, ...silent, ...killed, rotatedB, rotatedSilent].map((c) => c.sessionId)
+      expect(await allCapturedOnce(everySession)).toBe(true)
+      const { data: back } = await query.graph({
+        entity: "payin_status_change",
+        fields: ["to_status", "from_status"],
+        filters: { to_status: "active" },
+      })
+      expect((back as any[]).filter((h) => h.from_status !== "creating")).toEqual([])
+    } finally {
+      await Promise.all([serverA.kill(), serverB.kill(), worker.kill()])
+    }
+  })
 })

@@ -1,20 +1,14 @@
 // Nothing lost, nothing doubled, on one instance: the webhook inbox and its retry, reconciliation
 // after lost callbacks, disputes and recalculated amounts with their events, stray payments.
 import fc from "fast-check"
-import path from "path"
 import { request } from "undici"
-import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
-import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
-import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { sign } from "../../src/client/signature"
 import type { RunningSandbox } from "../../src/sandbox"
-import { PAYIN_EVENTS } from "../../src/modules/payin/events"
 import { reconcilePayins } from "../../src/money-path/reconcile"
 import { retryWebhookInbox } from "../../src/money-path/inbox"
-import { DemoSeedResult, seedDemoStore } from "../app/seed/demo-store"
-import { TEST_ADMIN, adminHeaders } from "../support/admin"
-import { control, payinsOfSession, sandboxForApp } from "../support/sandbox"
-import { Storefront, placedOrderAwaitingPayment } from "../support/storefront"
+import { PAYIN_EVENTS, storeSpec } from "../support/harness"
+import { control, payinsOfSession } from "../support/sandbox"
+import { Storefront } from "../support/storefront"
 
 jest.setTimeout(240_000)
 
@@ -29,283 +23,237 @@ function isJsonDocument(text: string): boolean {
 }
 
 const KEY = "reliability-key-0123456789"
-let sandbox: RunningSandbox
-sandboxForApp(KEY, undefined, (s) => (sandbox = s))
 
-medusaIntegrationTestRunner({
-  inApp: true,
-  cwd: path.join(__dirname, "..", "app"),
-  testSuite: ({ api, getContainer }) => {
-    let seed: DemoSeedResult
-    let shop: Storefront
-    let admin: { headers: Record<string, string> }
-    const events: { name: string; data: any }[] = []
+storeSpec({ key: KEY, events: true }, (h) => {
+  const { api, getContainer, events } = h
+  let sandbox: RunningSandbox, shop: Storefront, admin: { headers: Record<string, string> }
+  beforeEach(() => void ({ sandbox, shop, admin } = h))
 
-    const ledger = () => getContainer().resolve(PAYIN_MODULE) as any
-    const order = async (orderId: string) =>
-      (await api.get(`/admin/orders/${orderId}?fields=id,status,payment_status,total,*transactions`, admin)).data.order
-    const paymentsOf = async (sessionId: string) => {
-      const query = getContainer().resolve(ContainerRegistrationKeys.QUERY)
-      const { data } = await query.graph({
-        entity: "payment",
-        fields: ["id", "amount", "captured_at", "captures.id", "captures.amount"],
-        filters: { payment_session_id: sessionId },
-      })
-      return data as any[]
+  const order = (orderId: string) => h.order(orderId)
+  const paymentsOf = (sessionId: string) => h.paymentsOf(sessionId)
+  const postWebhook = (body: string, signature?: string) => h.webhook(body, { signature })
+  /** A placed order waiting for its payment. */
+  const placedOrder = () => h.placedOrder()
+
+  it("all webhooks lost: one reconciliation run completes every paid order, and leaves unpaid ones waiting", async () => {
+    sandbox.updateMerchant({ webhookUrl: null })
+    const paid = []
+    for (let i = 0; i < 6; i++) {
+      paid.push(await placedOrder())
     }
-    const postWebhook = async (body: string, signature = sign(body, KEY)) => {
-      const res = await request(`${api.defaults.baseURL}/hooks/payin/default`, {
-        method: "POST",
-        headers: { "content-type": "application/json", "x-signature": signature },
-        body,
-      })
-      return { status: res.statusCode, body: (await res.body.json()) as any }
+    const unpaid = await placedOrder()
+    // a payment made before the cart was completed, callback lost too
+    const cartId = await shop.cart()
+    const early = await shop.session(cartId, "pp_payin_default")
+    for (const p of [...paid.map((x) => x.payin), payinsOfSession(sandbox, early.id)[0]]) {
+      await control(sandbox, "POST", `/_sandbox/transactions/${p.id}/pay`)
     }
-    /** A placed order waiting for its payment. */
-    const placedOrder = () => placedOrderAwaitingPayment(shop, sandbox, ledger)
+    expect(sandbox.deliveries()).toHaveLength(0)
+    for (const p of paid) {
+      expect((await order(p.orderId)).payment_status).toBe("awaiting")
+    }
 
-    beforeAll(() => {
-      const eventBus = getContainer().resolve(Modules.EVENT_BUS) as any
-      for (const name of Object.values(PAYIN_EVENTS)) {
-        eventBus.subscribe(name, async (event: any) => {
-          events.push({ name, data: event.data })
-        })
-      }
-    })
+    const report = await reconcilePayins(getContainer(), { olderThanSeconds: 0, concurrency: 4 })
+    expect(report).toMatchObject({ checked: 8, changed: 7, errors: 0 })
 
-    beforeEach(async () => {
-      events.length = 0
-      await control(sandbox, "POST", "/_sandbox/reset")
-      sandbox.updateMerchant({ webhookUrl: `${api.defaults.baseURL}/hooks/payin/default`, apiKey: KEY, whitelist: [] })
-      seed = await seedDemoStore(getContainer(), {
-        providerIds: ["pp_payin_default", "pp_system_default"],
-        adminEmail: TEST_ADMIN.email,
-        adminPassword: TEST_ADMIN.password,
-      })
-      shop = new Storefront(api, seed)
-      admin = await adminHeaders(getContainer(), api)
-    })
+    for (const p of paid) {
+      expect((await order(p.orderId)).payment_status).toBe("captured")
+      expect(await paymentsOf(p.session.id)).toHaveLength(1)
+    }
+    const [earlyRow] = await h.ledger.rows({ session_id: early.id })
+    expect(earlyRow.order_id).toMatch(/^order_/) // the lookup completed the cart
+    expect((await order(unpaid.orderId)).payment_status).toBe("awaiting")
 
-    it("all webhooks lost: one reconciliation run completes every paid order, and leaves unpaid ones waiting", async () => {
-      sandbox.updateMerchant({ webhookUrl: null })
-      const paid = []
-      for (let i = 0; i < 6; i++) {
-        paid.push(await placedOrder())
-      }
-      const unpaid = await placedOrder()
-      // a payment made before the cart was completed, callback lost too
-      const cartId = await shop.cart()
-      const early = await shop.session(cartId, "pp_payin_default")
-      for (const p of [...paid.map((x) => x.payin), payinsOfSession(sandbox, early.id)[0]]) {
-        await control(sandbox, "POST", `/_sandbox/transactions/${p.id}/pay`)
-      }
-      expect(sandbox.deliveries()).toHaveLength(0)
-      for (const p of paid) {
-        expect((await order(p.orderId)).payment_status).toBe("awaiting")
-      }
+    // a second run changes nothing
+    const again = await reconcilePayins(getContainer(), { olderThanSeconds: 0 })
+    expect(again.changed).toBe(0)
+    for (const p of paid) {
+      const [payment] = await paymentsOf(p.session.id)
+      expect(payment.captures).toHaveLength(1)
+    }
+  })
 
-      const report = await reconcilePayins(getContainer(), { olderThanSeconds: 0, concurrency: 4 })
-      expect(report).toMatchObject({ checked: 8, changed: 7, errors: 0 })
+  it("the inbox: stored before applied, duplicates acknowledged without effect, failures retried", async () => {
+    const { session, payin, orderId } = await placedOrder()
+    sandbox.updateMerchant({ webhookUrl: null })
+    await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
+    const closed = JSON.stringify(sandbox.transaction(payin.id))
 
-      for (const p of paid) {
-        expect((await order(p.orderId)).payment_status).toBe("captured")
-        expect(await paymentsOf(p.session.id)).toHaveLength(1)
-      }
-      const [earlyRow] = await ledger().listPayinTransactions({ session_id: early.id })
-      expect(earlyRow.order_id).toMatch(/^order_/) // the lookup completed the cart
-      expect((await order(unpaid.orderId)).payment_status).toBe("awaiting")
+    const first = await postWebhook(closed)
+    expect(first.status).toBe(200)
+    expect(first.body).toMatchObject({ received: true, status: "closed", changed: true, effects: ["captured"] })
+    // the same payload, re-serialised in another key order, is the same callback
+    const reordered = JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(closed)).reverse()))
+    for (const body of [closed, reordered, closed]) {
+      const dup = await postWebhook(body)
+      expect(dup).toEqual({ status: 200, body: { received: true, duplicate: true } })
+    }
+    await h.ledger.inbox.flush() // duplicates acknowledged from memory are counted in batches
+    const entries = await h.ledger.inbox.events({ service_id: payin.id })
+    expect(entries).toHaveLength(1)
+    expect(entries[0]).toMatchObject({ state: "applied", duplicates: 3, status: "closed", attempts: 1 })
+    expect(entries[0].raw_body).toBe(closed)
+    expect(await paymentsOf(session.id)).toHaveLength(1)
+    expect((await order(orderId)).payment_status).toBe("captured")
 
-      // a second run changes nothing
-      const again = await reconcilePayins(getContainer(), { olderThanSeconds: 0 })
-      expect(again.changed).toBe(0)
-      for (const p of paid) {
-        const [payment] = await paymentsOf(p.session.id)
-        expect(payment.captures).toHaveLength(1)
-      }
-    })
+    // an entry that could not be applied (a crash, a database hiccup) is applied by the retry
+    const next = await placedOrder()
+    await control(sandbox, "POST", `/_sandbox/transactions/${next.payin.id}/pay`)
+    const stored = await h.ledger.inbox.receive("pp_payin_default", sandbox.transaction(next.payin.id), "{}")
+    await h.ledger.inbox.settle(stored.id, { ok: false, error: "simulated failure" })
+    await h.ledger.inbox.updateEvents({ id: stored.id, raw_body: JSON.stringify(sandbox.transaction(next.payin.id)), next_attempt_at: new Date(Date.now() - 1000) })
+    expect((await order(next.orderId)).payment_status).toBe("awaiting")
+    const retried = await retryWebhookInbox(getContainer())
+    expect(retried).toEqual({ tried: 1, applied: 1 })
+    expect((await order(next.orderId)).payment_status).toBe("captured")
+    const [settled] = await h.ledger.inbox.events({ id: stored.id })
+    expect(settled).toMatchObject({ state: "applied", attempts: 2, last_error: null })
+  })
 
-    it("the inbox: stored before applied, duplicates acknowledged without effect, failures retried", async () => {
-      const { session, payin, orderId } = await placedOrder()
-      sandbox.updateMerchant({ webhookUrl: null })
-      await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
-      const closed = JSON.stringify(sandbox.transaction(payin.id))
+  it("refused requests are counted, never stored", async () => {
+    const before = (await h.ledger.inbox.events({})).length
+    const body = JSON.stringify({ id: "x", status: "closed" })
+    expect((await postWebhook(body, sign(body, "wrong-key-123456"))).status).toBe(401)
+    expect((await postWebhook(body, "nothex")).status).toBe(400)
+    // validly signed, but not a Transaction
+    expect((await postWebhook(body)).status).toBe(400)
+    // not JSON at all: Medusa's body parser answers 400 before the route runs
+    expect((await postWebhook("not json", sign("not json", KEY))).status).toBe(400)
+    await h.ledger.inbox.flush()
+    const [counter] = await h.ledger.inbox.counters({ provider_id: "pp_payin_default" })
+    expect(counter.rejected).toBe(3)
+    expect(counter.last_rejection_reason).toBe("invalid_transaction")
+    expect((await h.ledger.inbox.events({})).length).toBe(before)
+  })
 
-      const first = await postWebhook(closed)
-      expect(first.status).toBe(200)
-      expect(first.body).toMatchObject({ received: true, status: "closed", changed: true, effects: ["captured"] })
-      // the same payload, re-serialised in another key order, is the same callback
-      const reordered = JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(closed)).reverse()))
-      for (const body of [closed, reordered, closed]) {
-        const dup = await postWebhook(body)
-        expect(dup).toEqual({ status: 200, body: { received: true, duplicate: true } })
-      }
-      await ledger().inbox.flush() // duplicates acknowledged from memory are counted in batches
-      const entries = await ledger().listPayinWebhookEvents({ service_id: payin.id })
-      expect(entries).toHaveLength(1)
-      expect(entries[0]).toMatchObject({ state: "applied", duplicates: 3, status: "closed", attempts: 1 })
-      expect(entries[0].raw_body).toBe(closed)
-      expect(await paymentsOf(session.id)).toHaveLength(1)
-      expect((await order(orderId)).payment_status).toBe("captured")
+  it("fuzzing the webhook route: whatever arrives unsigned or mis-signed gets a 4xx, never a 5xx, and changes nothing", async () => {
+    const { payin } = await placedOrder()
+    const realBody = JSON.stringify({ ...sandbox.transaction(payin.id)!, status: "closed" })
+    const ledgerBefore = JSON.stringify(await h.ledger.rows({}, { order: { id: "ASC" } }))
+    const inboxBefore = (await h.ledger.inbox.events({})).length
 
-      // an entry that could not be applied (a crash, a database hiccup) is applied by the retry
-      const next = await placedOrder()
-      await control(sandbox, "POST", `/_sandbox/transactions/${next.payin.id}/pay`)
-      const stored = await ledger().inbox.receive("pp_payin_default", sandbox.transaction(next.payin.id), "{}")
-      await ledger().inbox.settle(stored.id, { ok: false, error: "simulated failure" })
-      await ledger().updatePayinWebhookEvents({ id: stored.id, raw_body: JSON.stringify(sandbox.transaction(next.payin.id)), next_attempt_at: new Date(Date.now() - 1000) })
-      expect((await order(next.orderId)).payment_status).toBe("awaiting")
-      const retried = await retryWebhookInbox(getContainer())
-      expect(retried).toEqual({ tried: 1, applied: 1 })
-      expect((await order(next.orderId)).payment_status).toBe("captured")
-      const [settled] = await ledger().listPayinWebhookEvents({ id: stored.id })
-      expect(settled).toMatchObject({ state: "applied", attempts: 2, last_error: null })
-    })
-
-    it("refused requests are counted, never stored", async () => {
-      const before = (await ledger().listPayinWebhookEvents({})).length
-      const body = JSON.stringify({ id: "x", status: "closed" })
-      expect((await postWebhook(body, sign(body, "wrong-key-123456"))).status).toBe(401)
-      expect((await postWebhook(body, "nothex")).status).toBe(400)
-      // validly signed, but not a Transaction
-      expect((await postWebhook(body)).status).toBe(400)
-      // not JSON at all: Medusa's body parser answers 400 before the route runs
-      expect((await postWebhook("not json", sign("not json", KEY))).status).toBe(400)
-      await ledger().inbox.flush()
-      const [counter] = await ledger().listPayinWebhookCounters({ provider_id: "pp_payin_default" })
-      expect(counter.rejected).toBe(3)
-      expect(counter.last_rejection_reason).toBe("invalid_transaction")
-      expect((await ledger().listPayinWebhookEvents({})).length).toBe(before)
-    })
-
-    it("fuzzing the webhook route: whatever arrives unsigned or mis-signed gets a 4xx, never a 5xx, and changes nothing", async () => {
-      const { payin } = await placedOrder()
-      const realBody = JSON.stringify({ ...sandbox.transaction(payin.id)!, status: "closed" })
-      const ledgerBefore = JSON.stringify(await ledger().listPayinTransactions({}, { order: { id: "ASC" } }))
-      const inboxBefore = (await ledger().listPayinWebhookEvents({})).length
-
-      const hex = (n: number) => fc.stringMatching(new RegExp(`^[0-9a-f]{${n}}$`))
-      const signature = (body: string) =>
-        fc.oneof(
-          fc.constant<string | undefined>(undefined),
-          fc.string({ maxLength: 80 }),
-          fc.integer({ min: 0, max: 130 }).chain((n) => hex(n)),
-          fc.constant(sign(body, "some-other-merchant-key")),
-          fc.constant(sign(body + "x", KEY)),
-          fc.constant(sign(body === realBody ? `${realBody}\n` : realBody, KEY)) // valid, for another body
-        )
-      const body = fc.oneof(
-        fc.string({ maxLength: 200 }),
-        fc.json({ maxDepth: 3 }),
-        fc.constant(realBody),
-        fc.constant(realBody.replace('"closed"', '"canceled"')),
-        fc.constant("x".repeat(300 * 1024))
+    const hex = (n: number) => fc.stringMatching(new RegExp(`^[0-9a-f]{${n}}$`))
+    const signature = (body: string) =>
+      fc.oneof(
+        fc.constant<string | undefined>(undefined),
+        fc.string({ maxLength: 80 }),
+        fc.integer({ min: 0, max: 130 }).chain((n) => hex(n)),
+        fc.constant(sign(body, "some-other-merchant-key")),
+        fc.constant(sign(body + "x", KEY)),
+        fc.constant(sign(body === realBody ? `${realBody}\n` : realBody, KEY)) // valid, for another body
       )
-      const contentType = fc.constantFrom(undefined, "application/json", "text/plain", "application/octet-stream", "application/vnd.x+json")
-      const unknownInstance = fc.boolean()
+    const body = fc.oneof(
+      fc.string({ maxLength: 200 }),
+      fc.json({ maxDepth: 3 }),
+      fc.constant(realBody),
+      fc.constant(realBody.replace('"closed"', '"canceled"')),
+      fc.constant("x".repeat(300 * 1024))
+    )
+    const contentType = fc.constantFrom(undefined, "application/json", "text/plain", "application/octet-stream", "application/vnd.x+json")
+    const unknownInstance = fc.boolean()
 
-      await fc.assert(
-        fc.asyncProperty(body.chain((b) => fc.tuple(fc.constant(b), signature(b), contentType, unknownInstance)), async ([b, sig, type, unknown]) => {
-          const headers: Record<string, string> = {}
-          if (sig !== undefined) headers["x-signature"] = sig
-          if (type) headers["content-type"] = type
-          const res = await request(`${api.defaults.baseURL}/hooks/payin/${unknown ? "nope" : "default"}`, { method: "POST", headers, body: b })
-          await res.body.text()
-          expect(res.statusCode).toBeGreaterThanOrEqual(400)
-          expect(res.statusCode).toBeLessThan(500)
-          const exactLengthWrongHex = sig !== undefined && /^[0-9a-f]{64}$/.test(sig) && sig !== sign(b, KEY)
-          if (!unknown && type === "application/json" && b.length < 1024 && exactLengthWrongHex && isJsonDocument(b)) {
-            expect(res.statusCode).toBe(401)
-          }
-        }),
-        { numRuns: 250 }
-      )
+    await fc.assert(
+      fc.asyncProperty(body.chain((b) => fc.tuple(fc.constant(b), signature(b), contentType, unknownInstance)), async ([b, sig, type, unknown]) => {
+        const headers: Record<string, string> = {}
+        if (sig !== undefined) headers["x-signature"] = sig
+        if (type) headers["content-type"] = type
+        const res = await request(`${api.defaults.baseURL}/hooks/payin/${unknown ? "nope" : "default"}`, { method: "POST", headers, body: b })
+        await res.body.text()
+        expect(res.statusCode).toBeGreaterThanOrEqual(400)
+        expect(res.statusCode).toBeLessThan(500)
+        const exactLengthWrongHex = sig !== undefined && /^[0-9a-f]{64}$/.test(sig) && sig !== sign(b, KEY)
+        if (!unknown && type === "application/json" && b.length < 1024 && exactLengthWrongHex && isJsonDocument(b)) {
+          expect(res.statusCode).toBe(401)
+        }
+      }),
+      { numRuns: 250 }
+    )
 
-      expect(JSON.stringify(await ledger().listPayinTransactions({}, { order: { id: "ASC" } }))).toBe(ledgerBefore)
-      expect((await ledger().listPayinWebhookEvents({})).length).toBe(inboxBefore)
-      expect((await api.get("/health")).status).toBe(200)
+    expect(JSON.stringify(await h.ledger.rows({}, { order: { id: "ASC" } }))).toBe(ledgerBefore)
+    expect((await h.ledger.inbox.events({})).length).toBe(inboxBefore)
+    expect((await api.get("/health")).status).toBe(200)
+  })
+
+  it("dispute, checking, recalculation and close: recorded, announced, and the recalculated amount is booked", async () => {
+    const { payin, orderId, session } = await placedOrder()
+    await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/dispute`, {
+      checkUrl: "https://receipts.example/1.pdf",
+      fiatAmount: "1500.00",
     })
+    await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/checking`)
+    await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/recalculate`, { fiatAmount: "1500.00" })
+    await sandbox.webhooksIdle()
 
-    it("dispute, checking, recalculation and close: recorded, announced, and the recalculated amount is booked", async () => {
-      const { payin, orderId, session } = await placedOrder()
-      await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/dispute`, {
-        checkUrl: "https://receipts.example/1.pdf",
-        fiatAmount: "1500.00",
-      })
-      await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/checking`)
-      await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/recalculate`, { fiatAmount: "1500.00" })
-      await sandbox.webhooksIdle()
-
-      const [row] = await ledger().listPayinTransactions({ service_id: payin.id }, { relations: ["history"] })
-      expect(row.status).toBe("re_calculation")
-      expect(row.fiat_amount).toBe("1500.00")
-      expect(row.recalculated_at).toBeTruthy()
-      expect(row.service_data.disputeMerchantCheckUrl).toBe("https://receipts.example/1.pdf")
-      expect(row.history.map((h: any) => h.to_status)).toEqual(
-        expect.arrayContaining(["active", "dispute", "checking", "re_calculation"])
-      )
-      expect(events.map((e) => e.name)).toEqual([
-        PAYIN_EVENTS.DISPUTE_OPENED,
-        PAYIN_EVENTS.DISPUTE_UPDATED,
-        PAYIN_EVENTS.AMOUNT_RECALCULATED,
-      ])
-      expect(events[0].data).toMatchObject({
-        service_id: payin.id,
-        dispute: { merchant_check_url: "https://receipts.example/1.pdf", merchant_fiat_amount: "1500.00" },
-      })
-      expect(events[2].data.fiat_amount).toBe("1500.00")
-      expect((await order(orderId)).payment_status).toBe("awaiting")
-
-      await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/close`)
-      await sandbox.webhooksIdle()
-      const [closedRow] = await ledger().listPayinTransactions({ service_id: payin.id })
-      expect(closedRow.status).toBe("closed")
-      expect(closedRow.flags.underpayment).toMatchObject({ assigned_amount: "1790.00", received_amount: "1500.00" })
-      const after = await order(orderId)
-      // Medusa books what arrived (1500.00 of 1790.00): partly captured, the rest owed
-      expect(after.payment_status).toBe("partially_captured")
-      const booked = after.transactions.reduce((sum: number, t: any) => sum + Number(t.amount), 0)
-      expect(booked).toBe(1500)
-      const [payment] = await paymentsOf(session.id)
-      expect(payment.captures.map((c: any) => Number(c.amount))).toEqual([1500])
-      expect(events.filter((e) => e.name === PAYIN_EVENTS.PAYMENT_FLAGGED).map((e) => e.data.flag)).toEqual(["underpayment"])
+    const [row] = await h.ledger.rows({ service_id: payin.id }, { relations: ["history"] })
+    expect(row.status).toBe("re_calculation")
+    expect(row.fiat_amount).toBe("1500.00")
+    expect(row.recalculated_at).toBeTruthy()
+    expect(row.service_data.disputeMerchantCheckUrl).toBe("https://receipts.example/1.pdf")
+    expect(row.history.map((h: any) => h.to_status)).toEqual(
+      expect.arrayContaining(["active", "dispute", "checking", "re_calculation"])
+    )
+    expect(events.map((e) => e.name)).toEqual([
+      PAYIN_EVENTS.DISPUTE_OPENED,
+      PAYIN_EVENTS.DISPUTE_UPDATED,
+      PAYIN_EVENTS.AMOUNT_RECALCULATED,
+    ])
+    expect(events[0].data).toMatchObject({
+      service_id: payin.id,
+      dispute: { merchant_check_url: "https://receipts.example/1.pdf", merchant_fiat_amount: "1500.00" },
     })
+    expect(events[2].data.fiat_amount).toBe("1500.00")
+    expect((await order(orderId)).payment_status).toBe("awaiting")
 
-    it("stray payments: paid after the cart changed, or after the merchant canceled the order; flagged with what resolves them", async () => {
-      // the cart changed: the old session is gone
-      const cartId = await shop.cart()
-      const old = await shop.session(cartId, "pp_payin_default")
-      const [oldPayin] = payinsOfSession(sandbox, old.id)
-      await shop.addItem(cartId)
-      await shop.session(cartId, "pp_payin_default")
-      await control(sandbox, "POST", `/_sandbox/transactions/${oldPayin.id}/pay`)
+    await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/close`)
+    await sandbox.webhooksIdle()
+    const [closedRow] = await h.ledger.rows({ service_id: payin.id })
+    expect(closedRow.status).toBe("closed")
+    expect(closedRow.flags.underpayment).toMatchObject({ assigned_amount: "1790.00", received_amount: "1500.00" })
+    const after = await order(orderId)
+    // Medusa books what arrived (1500.00 of 1790.00): partly captured, the rest owed
+    expect(after.payment_status).toBe("partially_captured")
+    const booked = after.transactions.reduce((sum: number, t: any) => sum + Number(t.amount), 0)
+    expect(booked).toBe(1500)
+    const [payment] = await paymentsOf(session.id)
+    expect(payment.captures.map((c: any) => Number(c.amount))).toEqual([1500])
+    expect(events.filter((e) => e.name === PAYIN_EVENTS.PAYMENT_FLAGGED).map((e) => e.data.flag)).toEqual(["underpayment"])
+  })
 
-      // the merchant canceled the waiting order in the admin, then the shopper paid
-      const { payin, orderId } = await placedOrder()
-      await api.post(`/admin/orders/${orderId}/cancel`, {}, admin)
-      await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
-      await sandbox.webhooksIdle()
+  it("stray payments: paid after the cart changed, or after the merchant canceled the order; flagged with what resolves them", async () => {
+    // the cart changed: the old session is gone
+    const cartId = await shop.cart()
+    const old = await shop.session(cartId, "pp_payin_default")
+    const [oldPayin] = payinsOfSession(sandbox, old.id)
+    await shop.addItem(cartId)
+    await shop.session(cartId, "pp_payin_default")
+    await control(sandbox, "POST", `/_sandbox/transactions/${oldPayin.id}/pay`)
 
-      const [stray] = await ledger().listPayinTransactions({ session_id: old.id })
-      expect(stray.flags.stray_payment).toMatchObject({
-        fiat_amount: "1790.00",
-        session_id: old.id,
-        requisite: expect.objectContaining({ requisites: expect.any(String) }),
-        at: expect.any(String),
-      })
-      const [late] = await ledger().listPayinTransactions({ service_id: payin.id })
-      expect(late.flags.late_payment).toMatchObject({ order_id: orderId, fiat_amount: "1790.00" })
-      expect(late.captured_at).toBeNull()
-      const canceled = await order(orderId)
-      expect(canceled.status).toBe("canceled")
-      expect(canceled.payment_status).toBe("canceled")
+    // the merchant canceled the waiting order in the admin, then the shopper paid
+    const { payin, orderId } = await placedOrder()
+    await api.post(`/admin/orders/${orderId}/cancel`, {}, admin)
+    await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
+    await sandbox.webhooksIdle()
 
-      const flagged = events.filter((e) => e.name === PAYIN_EVENTS.PAYMENT_FLAGGED)
-      expect(flagged.map((e) => e.data.flag).sort()).toEqual(["late_payment", "stray_payment"])
-      expect(flagged.find((e) => e.data.flag === "late_payment")!.data.order_id).toBe(orderId)
-
-      // the later authorize of that session answers canceled: no payment can attach to the order
-      const again = await postWebhook(JSON.stringify(sandbox.transaction(payin.id)))
-      expect(again.body.duplicate).toBe(true)
+    const [stray] = await h.ledger.rows({ session_id: old.id })
+    expect(stray.flags.stray_payment).toMatchObject({
+      fiat_amount: "1790.00",
+      session_id: old.id,
+      requisite: expect.objectContaining({ requisites: expect.any(String) }),
+      at: expect.any(String),
     })
-  },
+    const [late] = await h.ledger.rows({ service_id: payin.id })
+    expect(late.flags.late_payment).toMatchObject({ order_id: orderId, fiat_amount: "1790.00" })
+    expect(late.captured_at).toBeNull()
+    const canceled = await order(orderId)
+    expect(canceled.status).toBe("canceled")
+    expect(canceled.payment_status).toBe("canceled")
+
+    const flagged = events.filter((e) => e.name === PAYIN_EVENTS.PAYMENT_FLAGGED)
+    expect(flagged.map((e) => e.data.flag).sort()).toEqual(["late_payment", "stray_payment"])
+    expect(flagged.find((e) => e.data.flag === "late_payment")!.data.order_id).toBe(orderId)
+
+    // the later authorize of that session answers canceled: no payment can attach to the order
+    const again = await postWebhook(JSON.stringify(sandbox.transaction(payin.id)))
+    expect(again.body.duplicate).toBe(true)
+  })
 })

@@ -8,14 +8,10 @@
 //     admin's webhook health;
 //   - on a filled inbox its statements and webhook health's counts read through indexes (EXPLAIN).
 // No timing assertions.
-import path from "path"
-import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
-import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
-import { PAYIN_MODULE } from "../../medusa-plugin.config"
-import { prunePayinRecords, prunePayinRecordsScheduled, RETENTION_JOB } from "../../src/modules/payin/retention"
-import type PayinModuleService from "../../src/modules/payin/service"
+import { prunePayinRecords, prunePayinRecordsScheduled, RETENTION_JOB } from "../../src/money-path/retention"
 import { adminHeaders } from "../support/admin"
 import { planNodesOn } from "../support/explain"
+import { appSpec } from "../support/harness"
 import { fillHistory, fillInbox } from "../support/inbox-fill"
 import { fillLedger } from "../support/ledger-fill"
 
@@ -25,182 +21,177 @@ const PROVIDER = "pp_payin_default"
 const DAY = 86_400_000
 const daysAgo = (days: number) => new Date(Date.now() - days * DAY)
 
-medusaIntegrationTestRunner({
-  inApp: true,
-  cwd: path.join(__dirname, "..", "app"),
-  testSuite: ({ api, getContainer }) => {
-    let admin: { headers: Record<string, string> }
-    const knex = () => getContainer().resolve(ContainerRegistrationKeys.PG_CONNECTION) as any
-    const payin = () => getContainer().resolve<PayinModuleService>(PAYIN_MODULE)
-    const ids = async (sql: string, bindings: unknown[] = []) =>
-      ((await knex().raw(sql, bindings)).rows as { id: string }[]).map((r) => r.id).sort()
-    const count = async (table: string) => (await knex().raw(`select count(*)::int as n from ${table}`)).rows[0].n as number
-    const counter = (providerId: string, day: Date, rejected: number) =>
-      knex().raw(
-        `insert into payin_webhook_counter (id, provider_id, day, rejected, last_rejected_at, last_rejection_reason)
-         values (?, ?, date_trunc('day', ?::timestamptz at time zone 'UTC') at time zone 'UTC', ?, ?, 'signature_mismatch')`,
-        [`payinwc_${providerId}_${day.getTime()}`, providerId, day.toISOString(), rejected, day.toISOString()]
-      )
+appSpec((h) => {
+  const { api, getContainer, knex } = h
+  let admin: { headers: Record<string, string> }
+  const ids = async (sql: string, bindings: unknown[] = []) =>
+    ((await knex().raw(sql, bindings)).rows as { id: string }[]).map((r) => r.id).sort()
+  const count = async (table: string) => (await knex().raw(`select count(*)::int as n from ${table}`)).rows[0].n as number
+  const counter = (providerId: string, day: Date, rejected: number) =>
+    knex().raw(
+      `insert into payin_webhook_counter (id, provider_id, day, rejected, last_rejected_at, last_rejection_reason)
+       values (?, ?, date_trunc('day', ?::timestamptz at time zone 'UTC') at time zone 'UTC', ?, ?, 'signature_mismatch')`,
+      [`payinwc_${providerId}_${day.getTime()}`, providerId, day.toISOString(), rejected, day.toISOString()]
+    )
 
-    beforeAll(async () => {
-      admin = await adminHeaders(getContainer(), api)
+  beforeAll(async () => {
+    admin = await adminHeaders(getContainer(), api)
+  })
+
+  // every test starts from the same rows (tests change them)
+  beforeEach(async () => {
+    for (const table of ["payin_webhook_event", "payin_webhook_counter", "payin_webhook_hash", "payin_status_change", "payin_transaction", "payin_job_run"]) {
+      await knex().raw(`delete from ${table}`)
+    }
+    // the scheduled job stays out of these tests (its lock is held); the third test takes it over
+    await knex().raw(
+      `insert into locking (id, owner_id, expiration) values ('payin:retention', 'retention-spec', now() + interval '2 hours')
+       on conflict (id) do update set owner_id = excluded.owner_id, expiration = excluded.expiration`
+    )
+    // a year-old ledger with its status history: never pruned, however old
+    await fillLedger(knex(), { count: 30, tag: "r", newest: daysAgo(400), spacingSeconds: 3600 })
+    await fillHistory(knex(), PROVIDER, 30)
+    // applied 40 days ago (due), 10 days ago (kept); unapplied ones 40 days old (kept)
+    await fillInbox(knex(), { count: 7, tag: "old", newest: daysAgo(40), spacingSeconds: 60 })
+    await fillInbox(knex(), { count: 3, tag: "new", newest: daysAgo(10), spacingSeconds: 60 })
+    await fillInbox(knex(), { count: 2, tag: "rec", newest: daysAgo(40), state: "received" })
+    await fillInbox(knex(), { count: 2, tag: "fail", newest: daysAgo(40), state: "failed" })
+    await fillInbox(knex(), { count: 2, tag: "rej", newest: daysAgo(40), state: "rejected" })
+    // per-day counters of refused requests: 120 and 95 days old (due), 30 days and today (kept)
+    await counter(PROVIDER, daysAgo(120), 5)
+    await counter(PROVIDER, daysAgo(95), 4)
+    await counter(PROVIDER, daysAgo(30), 3)
+    await counter(PROVIDER, new Date(), 2)
+  })
+
+  it("prunes applied entries and counters past their windows, in batches, and nothing else", async () => {
+    const kept = await ids(`select id from payin_webhook_event where not (id like 'payinwh_01OLD%')`)
+    const ledger = await ids("select id from payin_transaction")
+    const history = await count("payin_status_change")
+    expect(ledger).toHaveLength(30)
+    expect(history).toBe(90)
+    expect(kept).toHaveLength(9)
+
+    const health = async () => (await api.get("/admin/payin/webhook-health", admin)).data.providers.find((p: any) => p.id === "default")
+    expect(await health()).toMatchObject({ rejected: 14, failed: 2 })
+
+    const report = await prunePayinRecords(getContainer(), { batchSize: 3 })
+    expect(report).toMatchObject({
+      inboxPruned: 7,
+      countersPruned: 2,
+      // inbox: 3 + 3 + 1; counters: 2 (fewer than a batch ends each kind); kept hashes: none due
+      batches: 5,
+      more: false,
+      webhookRetentionDays: 30,
+      webhookCounterRetentionDays: 90,
     })
+    expect(await ids("select id from payin_webhook_event")).toEqual(kept)
+    expect(await ids("select id from payin_transaction")).toEqual(ledger)
+    expect(await count("payin_status_change")).toBe(history)
+    const days = (await knex().raw(`select rejected from payin_webhook_counter order by day`)).rows.map((r: any) => r.rejected)
+    expect(days).toEqual([3, 2])
+    // webhook health counts what is kept
+    expect(await health()).toMatchObject({ rejected: 5, failed: 2 })
 
-    // every test starts from the same rows (tests change them)
-    beforeEach(async () => {
-      for (const table of ["payin_webhook_event", "payin_webhook_counter", "payin_webhook_hash", "payin_status_change", "payin_transaction", "payin_job_run"]) {
-        await knex().raw(`delete from ${table}`)
+    // a second run finds nothing more
+    expect(await prunePayinRecords(getContainer(), { batchSize: 3 })).toMatchObject({ inboxPruned: 0, countersPruned: 0, batches: 3 })
+  })
+
+  it("a callback delivered again after its entry was pruned is still a duplicate: never stored or applied again", async () => {
+    const tx = { id: "svc-pruned-1", status: "dispute", fiatAmount: "1790.00", fiatCurrency: "RUB", extra: {} } as any
+    const first = await h.ledger.inbox.receive(PROVIDER, tx, JSON.stringify(tx))
+    expect(first).toMatchObject({ inserted: true, state: "received" })
+    await h.ledger.inbox.settle(first.id, { ok: true, result: null })
+    await knex().raw(`update payin_webhook_event set applied_at = now() - interval '40 days' where id = ?`, [first.id])
+    expect(await prunePayinRecords(getContainer())).toMatchObject({ inboxPruned: 8 })
+    expect(await count("payin_webhook_hash")).toBe(8)
+    // the same callback again (a service that re-sends old callbacks): acknowledged, nothing stored
+    const again = await h.ledger.inbox.receive(PROVIDER, tx, JSON.stringify(tx))
+    expect(again).toMatchObject({ inserted: false, state: "applied" })
+    expect((await knex().raw(`select count(*)::int as n from payin_webhook_event where service_id = 'svc-pruned-1'`)).rows[0].n).toBe(0)
+    // the kept hashes go with the counters' window
+    await knex().raw(`update payin_webhook_hash set pruned_at = now() - interval '91 days'`)
+    expect(await prunePayinRecords(getContainer())).toMatchObject({ hashesPruned: 8 })
+  })
+
+  it("takes its windows from the admin over medusa-config: shorter, 0 keeps forever, bad values are 400", async () => {
+    const settings = async () => (await api.get("/admin/payin/settings", admin)).data.plugin
+    expect((await settings()).values).toMatchObject({ webhookRetentionDays: 30, webhookCounterRetentionDays: 90, pruneBatchSize: 1000 })
+
+    const bad = await api.post("/admin/payin/settings", { webhookRetentionDays: -1, pruneBatchSize: 5 }, { ...admin, validateStatus: () => true })
+    expect(bad.status).toBe(400)
+    expect(JSON.stringify(bad.data)).toContain("webhookRetentionDays must be 0 (keep forever) or more")
+
+    // 0: nothing of that kind is pruned
+    await api.post("/admin/payin/settings", { webhookRetentionDays: 0, webhookCounterRetentionDays: 0 }, admin)
+    const plugin = await settings()
+    expect(plugin.values).toMatchObject({ webhookRetentionDays: 0, webhookCounterRetentionDays: 0 })
+    expect(plugin.sources).toMatchObject({ webhookRetentionDays: "admin", webhookCounterRetentionDays: "admin", pruneBatchSize: "default" })
+    const before = await count("payin_webhook_event")
+    expect(await prunePayinRecords(getContainer())).toMatchObject({ inboxPruned: 0, countersPruned: 0, batches: 0 })
+    expect(await count("payin_webhook_event")).toBe(before)
+
+    // 5 days: the entries applied 10 days ago go too, the unapplied ones stay
+    await api.post("/admin/payin/settings", { webhookRetentionDays: 5, webhookCounterRetentionDays: null }, admin)
+    expect(await prunePayinRecords(getContainer())).toMatchObject({ inboxPruned: 10, countersPruned: 2, webhookRetentionDays: 5 })
+    const states = (await knex().raw(`select state, count(*)::int as n from payin_webhook_event group by state order by state`)).rows
+    expect(states).toEqual([
+      { state: "failed", n: 2 },
+      { state: "received", n: 2 },
+      { state: "rejected", n: 2 },
+    ])
+    await api.post("/admin/payin/settings", { webhookRetentionDays: null }, admin)
+  })
+
+  it("runs once at a time across processes (a lock) and is recorded in the webhook health", async () => {
+    // the scheduled entry takes the lock: another process (the lock row is shared) skips
+    await knex().raw(`delete from locking where id = 'payin:retention'`)
+    const first = await prunePayinRecordsScheduled(getContainer())
+    expect(first).toMatchObject({ inboxPruned: 7, countersPruned: 2 })
+    expect(await prunePayinRecordsScheduled(getContainer())).toBeNull()
+    expect((await h.ledger.lastJobRun(RETENTION_JOB))?.runs).toBe(1)
+
+    const health = (await api.get("/admin/payin/webhook-health", admin)).data
+    expect(health.retention).toMatchObject({
+      webhook_retention_days: 30,
+      webhook_counter_retention_days: 90,
+      runs: 1,
+      last_report: { inboxPruned: 7, countersPruned: 2, more: false },
+    })
+    expect(Date.parse(health.retention.last_run_at)).not.toBeNaN()
+  })
+
+  it("reads the inbox through indexes: the prune selection and webhook health (EXPLAIN)", async () => {
+    // an inbox of 30,000 entries, 20,000 of them past the window, with statistics
+    await fillInbox(knex(), { count: 20_000, tag: "bulk", newest: daysAgo(35), spacingSeconds: 20 })
+    await fillInbox(knex(), { count: 10_000, tag: "bulko", newest: new Date(), spacingSeconds: 20 })
+    await knex().raw("vacuum analyze payin_webhook_event")
+    await knex().raw("vacuum analyze payin_webhook_counter")
+
+    const statements: { sql: string; bindings: unknown[] }[] = []
+    const listener = (q: { sql: string; bindings?: unknown[] }) => {
+      if (/payin_webhook_(event|counter)/.test(q.sql) && /^\s*(select|with|delete)\b/i.test(q.sql)) {
+        statements.push({ sql: q.sql, bindings: q.bindings ?? [] })
       }
-      // the scheduled job stays out of these tests (its lock is held); the third test takes it over
-      await knex().raw(
-        `insert into locking (id, owner_id, expiration) values ('payin:retention', 'retention-spec', now() + interval '2 hours')
-         on conflict (id) do update set owner_id = excluded.owner_id, expiration = excluded.expiration`
-      )
-      // a year-old ledger with its status history: never pruned, however old
-      await fillLedger(knex(), { count: 30, tag: "r", newest: daysAgo(400), spacingSeconds: 3600 })
-      await fillHistory(knex(), PROVIDER, 30)
-      // applied 40 days ago (due), 10 days ago (kept); unapplied ones 40 days old (kept)
-      await fillInbox(knex(), { count: 7, tag: "old", newest: daysAgo(40), spacingSeconds: 60 })
-      await fillInbox(knex(), { count: 3, tag: "new", newest: daysAgo(10), spacingSeconds: 60 })
-      await fillInbox(knex(), { count: 2, tag: "rec", newest: daysAgo(40), state: "received" })
-      await fillInbox(knex(), { count: 2, tag: "fail", newest: daysAgo(40), state: "failed" })
-      await fillInbox(knex(), { count: 2, tag: "rej", newest: daysAgo(40), state: "rejected" })
-      // per-day counters of refused requests: 120 and 95 days old (due), 30 days and today (kept)
-      await counter(PROVIDER, daysAgo(120), 5)
-      await counter(PROVIDER, daysAgo(95), 4)
-      await counter(PROVIDER, daysAgo(30), 3)
-      await counter(PROVIDER, new Date(), 2)
-    })
-
-    it("prunes applied entries and counters past their windows, in batches, and nothing else", async () => {
-      const kept = await ids(`select id from payin_webhook_event where not (id like 'payinwh_01OLD%')`)
-      const ledger = await ids("select id from payin_transaction")
-      const history = await count("payin_status_change")
-      expect(ledger).toHaveLength(30)
-      expect(history).toBe(90)
-      expect(kept).toHaveLength(9)
-
-      const health = async () => (await api.get("/admin/payin/webhook-health", admin)).data.providers.find((p: any) => p.id === "default")
-      expect(await health()).toMatchObject({ rejected: 14, failed: 2 })
-
-      const report = await prunePayinRecords(getContainer(), { batchSize: 3 })
-      expect(report).toMatchObject({
-        inboxPruned: 7,
-        countersPruned: 2,
-        // inbox: 3 + 3 + 1; counters: 2 (fewer than a batch ends each kind); kept hashes: none due
-        batches: 5,
-        more: false,
-        webhookRetentionDays: 30,
-        webhookCounterRetentionDays: 90,
-      })
-      expect(await ids("select id from payin_webhook_event")).toEqual(kept)
-      expect(await ids("select id from payin_transaction")).toEqual(ledger)
-      expect(await count("payin_status_change")).toBe(history)
-      const days = (await knex().raw(`select rejected from payin_webhook_counter order by day`)).rows.map((r: any) => r.rejected)
-      expect(days).toEqual([3, 2])
-      // webhook health counts what is kept
-      expect(await health()).toMatchObject({ rejected: 5, failed: 2 })
-
-      // a second run finds nothing more
-      expect(await prunePayinRecords(getContainer(), { batchSize: 3 })).toMatchObject({ inboxPruned: 0, countersPruned: 0, batches: 3 })
-    })
-
-    it("a callback delivered again after its entry was pruned is still a duplicate: never stored or applied again", async () => {
-      const tx = { id: "svc-pruned-1", status: "dispute", fiatAmount: "1790.00", fiatCurrency: "RUB", extra: {} } as any
-      const first = await payin().inbox.receive(PROVIDER, tx, JSON.stringify(tx))
-      expect(first).toMatchObject({ inserted: true, state: "received" })
-      await payin().inbox.settle(first.id, { ok: true, result: null })
-      await knex().raw(`update payin_webhook_event set applied_at = now() - interval '40 days' where id = ?`, [first.id])
-      expect(await prunePayinRecords(getContainer())).toMatchObject({ inboxPruned: 8 })
-      expect(await count("payin_webhook_hash")).toBe(8)
-      // the same callback again (a service that re-sends old callbacks): acknowledged, nothing stored
-      const again = await payin().inbox.receive(PROVIDER, tx, JSON.stringify(tx))
-      expect(again).toMatchObject({ inserted: false, state: "applied" })
-      expect((await knex().raw(`select count(*)::int as n from payin_webhook_event where service_id = 'svc-pruned-1'`)).rows[0].n).toBe(0)
-      // the kept hashes go with the counters' window
-      await knex().raw(`update payin_webhook_hash set pruned_at = now() - interval '91 days'`)
-      expect(await prunePayinRecords(getContainer())).toMatchObject({ hashesPruned: 8 })
-    })
-
-    it("takes its windows from the admin over medusa-config: shorter, 0 keeps forever, bad values are 400", async () => {
-      const settings = async () => (await api.get("/admin/payin/settings", admin)).data.plugin
-      expect((await settings()).values).toMatchObject({ webhookRetentionDays: 30, webhookCounterRetentionDays: 90, pruneBatchSize: 1000 })
-
-      const bad = await api.post("/admin/payin/settings", { webhookRetentionDays: -1, pruneBatchSize: 5 }, { ...admin, validateStatus: () => true })
-      expect(bad.status).toBe(400)
-      expect(JSON.stringify(bad.data)).toContain("webhookRetentionDays must be 0 (keep forever) or more")
-
-      // 0: nothing of that kind is pruned
-      await api.post("/admin/payin/settings", { webhookRetentionDays: 0, webhookCounterRetentionDays: 0 }, admin)
-      const plugin = await settings()
-      expect(plugin.values).toMatchObject({ webhookRetentionDays: 0, webhookCounterRetentionDays: 0 })
-      expect(plugin.sources).toMatchObject({ webhookRetentionDays: "admin", webhookCounterRetentionDays: "admin", pruneBatchSize: "default" })
-      const before = await count("payin_webhook_event")
-      expect(await prunePayinRecords(getContainer())).toMatchObject({ inboxPruned: 0, countersPruned: 0, batches: 0 })
-      expect(await count("payin_webhook_event")).toBe(before)
-
-      // 5 days: the entries applied 10 days ago go too, the unapplied ones stay
-      await api.post("/admin/payin/settings", { webhookRetentionDays: 5, webhookCounterRetentionDays: null }, admin)
-      expect(await prunePayinRecords(getContainer())).toMatchObject({ inboxPruned: 10, countersPruned: 2, webhookRetentionDays: 5 })
-      const states = (await knex().raw(`select state, count(*)::int as n from payin_webhook_event group by state order by state`)).rows
-      expect(states).toEqual([
-        { state: "failed", n: 2 },
-        { state: "received", n: 2 },
-        { state: "rejected", n: 2 },
-      ])
-      await api.post("/admin/payin/settings", { webhookRetentionDays: null }, admin)
-    })
-
-    it("runs once at a time across processes (a lock) and is recorded in the webhook health", async () => {
-      // the scheduled entry takes the lock: another process (the lock row is shared) skips
-      await knex().raw(`delete from locking where id = 'payin:retention'`)
-      const first = await prunePayinRecordsScheduled(getContainer())
-      expect(first).toMatchObject({ inboxPruned: 7, countersPruned: 2 })
-      expect(await prunePayinRecordsScheduled(getContainer())).toBeNull()
-      expect((await payin().jobs.last(RETENTION_JOB))?.runs).toBe(1)
-
-      const health = (await api.get("/admin/payin/webhook-health", admin)).data
-      expect(health.retention).toMatchObject({
-        webhook_retention_days: 30,
-        webhook_counter_retention_days: 90,
-        runs: 1,
-        last_report: { inboxPruned: 7, countersPruned: 2, more: false },
-      })
-      expect(Date.parse(health.retention.last_run_at)).not.toBeNaN()
-    })
-
-    it("reads the inbox through indexes: the prune selection and webhook health (EXPLAIN)", async () => {
-      // an inbox of 30,000 entries, 20,000 of them past the window, with statistics
-      await fillInbox(knex(), { count: 20_000, tag: "bulk", newest: daysAgo(35), spacingSeconds: 20 })
-      await fillInbox(knex(), { count: 10_000, tag: "bulko", newest: new Date(), spacingSeconds: 20 })
-      await knex().raw("vacuum analyze payin_webhook_event")
-      await knex().raw("vacuum analyze payin_webhook_counter")
-
-      const statements: { sql: string; bindings: unknown[] }[] = []
-      const listener = (q: { sql: string; bindings?: unknown[] }) => {
-        if (/payin_webhook_(event|counter)/.test(q.sql) && /^\s*(select|with|delete)\b/i.test(q.sql)) {
-          statements.push({ sql: q.sql, bindings: q.bindings ?? [] })
-        }
-      }
-      knex().on("query", listener)
-      try {
-        await payin().inbox.health(PROVIDER)
-        await payin().inbox.pruneApplied(30, 100)
-        await payin().inbox.pruneCounters(90, 100)
-      } finally {
-        knex().removeListener("query", listener)
-      }
-      expect(statements.length).toBeGreaterThanOrEqual(5)
-      const plans = await planNodesOn(knex(), statements, "payin_webhook_event")
-      for (const plan of plans) expect(plan).toEqual({ sql: plan.sql, types: expect.not.arrayContaining(["Seq Scan"]) })
-      // webhook health reads the inbox only for what fails now and the newest error (partial indexes);
-      // its counts come from the daily counters
-      const health = plans.filter((p) => /state = 'failed'|last_error is not null/.test(p.sql))
-      expect(health).toHaveLength(2)
-      for (const plan of health) expect(plan.types.some((t) => /Index/.test(t))).toBe(true)
-      expect(statements.some((s) => /sum\(accepted\)[\s\S]*from payin_webhook_counter/.test(s.sql))).toBe(true)
-      // the prune selection walks the partial index of applied entries by age
-      expect(plans.find((p) => p.sql.includes("with doomed"))!.types).toContain("Index Scan")
-    })
-  },
+    }
+    knex().on("query", listener)
+    try {
+      await h.ledger.inbox.health(PROVIDER)
+      await h.ledger.inbox.pruneApplied(30, 100)
+      await h.ledger.inbox.pruneCounters(90, 100)
+    } finally {
+      knex().removeListener("query", listener)
+    }
+    expect(statements.length).toBeGreaterThanOrEqual(5)
+    const plans = await planNodesOn(knex(), statements, "payin_webhook_event")
+    for (const plan of plans) expect(plan).toEqual({ sql: plan.sql, types: expect.not.arrayContaining(["Seq Scan"]) })
+    // webhook health reads the inbox only for what fails now and the newest error (partial indexes);
+    // its counts come from the daily counters
+    const health = plans.filter((p) => /state = 'failed'|last_error is not null/.test(p.sql))
+    expect(health).toHaveLength(2)
+    for (const plan of health) expect(plan.types.some((t) => /Index/.test(t))).toBe(true)
+    expect(statements.some((s) => /sum\(accepted\)[\s\S]*from payin_webhook_counter/.test(s.sql))).toBe(true)
+    // the prune selection walks the partial index of applied entries by age
+    expect(plans.find((p) => p.sql.includes("with doomed"))!.types).toContain("Index Scan")
+  })
 })

@@ -8,6 +8,7 @@ import os from "os"
 import path from "path"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { adminHeaders } from "../support/admin"
+import { npmPack, unpackInto } from "../support/packing"
 
 jest.setTimeout(180_000)
 
@@ -17,13 +18,8 @@ if (!existsSync(path.join(root, ".medusa", "server", "medusa-plugin.config.js"))
 }
 
 const store = mkdtempSync(path.join(os.tmpdir(), "payin-store-"))
-const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", store], { cwd: root, encoding: "utf8" })
-  .trim()
-  .split("\n")
-  .pop()!
-const pluginDir = path.join(store, "node_modules", "medusa-plugin-payin")
-mkdirSync(pluginDir, { recursive: true })
-execFileSync("tar", ["-xzf", path.join(store, packed), "-C", pluginDir, "--strip-components=1"])
+const tarball = npmPack(store)
+const pluginDir = unpackInto(store, "medusa-plugin-payin", tarball)
 // Every other dependency is the repository's own install (one copy of @medusajs/* in the process).
 for (const entry of readdirSync(path.join(root, "node_modules"))) {
   if (entry === "medusa-plugin-payin" || entry.startsWith(".")) {
@@ -33,7 +29,7 @@ for (const entry of readdirSync(path.join(root, "node_modules"))) {
 }
 writeFileSync(
   path.join(store, "package.json"),
-  JSON.stringify({ name: "payin-test-store", private: true, dependencies: { "medusa-plugin-payin": `file:./${packed}` } })
+  JSON.stringify({ name: "payin-test-store", private: true, dependencies: { "medusa-plugin-payin": `file:./${path.basename(tarball)}` } })
 )
 writeFileSync(
   path.join(store, "medusa-config.js"),

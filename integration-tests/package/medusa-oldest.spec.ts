@@ -18,6 +18,7 @@ import path from "path"
 import { Client } from "pg"
 import type { RunningSandbox } from "../../src/sandbox"
 import { freePort } from "../support/net"
+import { npmPack } from "../support/packing"
 import { startTestSandbox } from "../support/sandbox"
 
 const MEDUSA = "2.17.2"
@@ -301,10 +302,7 @@ describe(`the plugin in a store of Medusa ${MEDUSA}, its oldest supported versio
     if (!existsSync(path.join(root, ".medusa", "server", "medusa-plugin.config.js"))) {
       execFileSync("npm", ["run", "build"], { cwd: root, encoding: "utf8" })
     }
-    const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", store], { cwd: root, encoding: "utf8" })
-      .trim()
-      .split("\n")
-      .pop()!
+    const packed = path.basename(npmPack(store))
     writeFileSync(path.join(store, "package.json"), JSON.stringify(storePackage(packed), null, 2))
     writeFileSync(path.join(store, "medusa-config.ts"), medusaConfig)
     writeFileSync(path.join(store, "tsconfig.json"), JSON.stringify(tsconfig, null, 2))

@@ -5,57 +5,19 @@
 // plugin's own tarball no longer carries the sandbox or its server: a production store installs
 // neither. The install sizes measured here are printed for the README.
 import { execFileSync, spawn } from "child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "fs"
-import os from "os"
+import { mkdirSync, readFileSync } from "fs"
 import path from "path"
 import { request } from "undici"
+import { builtPackage, type Installed, mib, packingWorkspace, root } from "../support/packing"
 
 jest.setTimeout(120_000)
 
-const root = path.resolve(__dirname, "..", "..")
-const sandboxDir = path.join(root, ".medusa", "sandbox")
-if (!existsSync(path.join(sandboxDir, "package.json"))) {
-  throw new Error("the sandbox package is not built: run `npm run build` (npm test does) before this spec")
-}
-
-const work = mkdtempSync(path.join(os.tmpdir(), "payin-sandbox-pkg-"))
-afterAll(() => rmSync(work, { recursive: true, force: true }))
-
-const npm = (args: string[], cwd: string) =>
-  execFileSync("npm", args, { cwd, encoding: "utf8", env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false" } })
-
-function pack(dir: string): string {
-  const name = npm(["pack", "--silent", "--pack-destination", work, dir], root).trim().split("\n").pop()!
-  return path.join(work, name)
-}
-
-function installInto(folder: string, tarball: string): { dir: string; packages: string[]; bytes: number } {
-  const dir = path.join(work, folder)
-  mkdirSync(dir, { recursive: true })
-  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: folder, private: true }))
-  npm(["install", "--no-package-lock", tarball], dir)
-  const modules = path.join(dir, "node_modules")
-  const packages = readdirSync(modules)
-    .filter((e) => !e.startsWith("."))
-    .flatMap((e) => (e.startsWith("@") ? readdirSync(path.join(modules, e)).map((s) => `${e}/${s}`) : [e]))
-    .sort()
-  return { dir, packages, bytes: du(modules) }
-}
-
-function du(dir: string): number {
-  let total = 0
-  for (const entry of readdirSync(dir, { recursive: true }) as string[]) {
-    const stat = statSync(path.join(dir, entry), { throwIfNoEntry: false })
-    if (stat?.isFile()) total += stat.size
-  }
-  return total
-}
-
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MiB`
+const sandboxDir = builtPackage("sandbox", "sandbox")
+const { work, pack, installInto } = packingWorkspace("payin-sandbox-pkg-")
 const listing = (tarball: string) => execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).split("\n").filter(Boolean)
 
 describe("the sandbox package", () => {
-  let installed: { dir: string; packages: string[]; bytes: number }
+  let installed: Installed
   let sandboxTarball: string
 
   beforeAll(() => {

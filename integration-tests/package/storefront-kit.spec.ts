@@ -4,52 +4,13 @@
 // server-safe entry works in plain Node without a DOM, and it is the same code the plugin serves
 // as `medusa-plugin-payin/storefront`. The install sizes measured here are printed for the README.
 import { execFileSync } from "child_process"
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "fs"
-import os from "os"
 import path from "path"
+import { builtPackage, mib, packingWorkspace, root } from "../support/packing"
 
 jest.setTimeout(120_000)
 
-const root = path.resolve(__dirname, "..", "..")
-const kitDir = path.join(root, ".medusa", "storefront")
-if (!existsSync(path.join(kitDir, "package.json"))) {
-  throw new Error("the storefront kit package is not built: run `npm run build` (npm test does) before this spec")
-}
-
-const work = mkdtempSync(path.join(os.tmpdir(), "payin-kit-"))
-afterAll(() => rmSync(work, { recursive: true, force: true }))
-
-const npm = (args: string[], cwd: string) =>
-  execFileSync("npm", args, { cwd, encoding: "utf8", env: { ...process.env, npm_config_audit: "false", npm_config_fund: "false" } })
-
-function pack(dir: string): string {
-  const name = npm(["pack", "--silent", "--pack-destination", work, dir], root).trim().split("\n").pop()!
-  return path.join(work, name)
-}
-
-function installInto(folder: string, tarball: string): { packages: string[]; bytes: number } {
-  const dir = path.join(work, folder)
-  execFileSync("mkdir", ["-p", dir])
-  writeFileSync(path.join(dir, "package.json"), JSON.stringify({ name: folder, private: true }))
-  npm(["install", "--no-package-lock", tarball], dir)
-  const modules = path.join(dir, "node_modules")
-  const packages = readdirSync(modules)
-    .filter((e) => !e.startsWith("."))
-    .flatMap((e) => (e.startsWith("@") ? readdirSync(path.join(modules, e)).map((s) => `${e}/${s}`) : [e]))
-    .sort()
-  return { packages, bytes: du(modules) }
-}
-
-function du(dir: string): number {
-  let total = 0
-  for (const entry of readdirSync(dir, { recursive: true }) as string[]) {
-    const stat = statSync(path.join(dir, entry), { throwIfNoEntry: false })
-    if (stat?.isFile()) total += stat.size
-  }
-  return total
-}
-
-const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(2)} MiB`
+const kitDir = builtPackage("storefront", "storefront kit")
+const { work, pack, installInto } = packingWorkspace("payin-kit-")
 
 describe("the storefront kit package", () => {
   let kitTarball: string

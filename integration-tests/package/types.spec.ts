@@ -14,7 +14,7 @@
 // provider-id, client, and the sandbox package) under "node" and "node16", so the shipped declarations themselves
 // are type-checked there; under "bundler" (the most lenient) everything is one skipLibCheck: true
 // program, which keeps the spec at about half a minute of CPU.
-// The server-side subpaths (config, money-path, workflows, modules/*, providers/*) are compiled
+// The server-side subpaths (config, money-path, modules/*, providers/*) are compiled
 // with skipLibCheck: true, as a Medusa store's tsconfig (and this repository's) has it: with false,
 // Medusa's own declarations fail (@medusajs/utils' BigNumber global, resolution-mode imports in
 // @medusajs/types and in @medusajs/deps' zod), none of them this plugin's; the resolution test
@@ -27,6 +27,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { builtinModules } from "module"
 import os from "os"
 import path from "path"
+import { npmPack, unpackInto } from "../support/packing"
 
 jest.setTimeout(120_000)
 
@@ -141,8 +142,7 @@ const STORE_TS = `import {
   type WithPayinOptions,
   type PayinProviderOptions,
 } from "medusa-plugin-payin/config"
-import { applyPayinEvent, reconcilePayins, PAYIN_EVENTS, type ReconcileReport } from "medusa-plugin-payin/money-path"
-import { receivePayinWebhook } from "medusa-plugin-payin/workflows"
+import { applyPayinEvent, reconcilePayins, receivePayinWebhook, PAYIN_EVENTS, type ReconcileReport } from "medusa-plugin-payin/money-path"
 import PayinModule, { PayinModuleService } from "medusa-plugin-payin/modules/payin"
 import PayinProvider, { PayinProviderService } from "medusa-plugin-payin/providers/payin"
 import type { MedusaContainer } from "@medusajs/framework/types"
@@ -274,21 +274,9 @@ let compiles: Map<string, Promise<Result>>
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), "payin-types-"))
-  const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", dir], { cwd: root, encoding: "utf8" })
-    .trim()
-    .split("\n")
-    .pop()!
-  pluginDir = path.join(dir, "node_modules", "medusa-plugin-payin")
-  mkdirSync(pluginDir, { recursive: true })
-  execFileSync("tar", ["-xzf", path.join(dir, packed), "-C", pluginDir, "--strip-components=1"])
+  pluginDir = unpackInto(dir, "medusa-plugin-payin", npmPack(dir))
   // The sandbox is its own package (medusa-plugin-payin-sandbox, assembled in .medusa/sandbox).
-  const sandboxPacked = execFileSync("npm", ["pack", "--silent", "--pack-destination", dir, path.join(root, ".medusa", "sandbox")], { cwd: root, encoding: "utf8" })
-    .trim()
-    .split("\n")
-    .pop()!
-  const sandboxDir = path.join(dir, "node_modules", "medusa-plugin-payin-sandbox")
-  mkdirSync(sandboxDir, { recursive: true })
-  execFileSync("tar", ["-xzf", path.join(dir, sandboxPacked), "-C", sandboxDir, "--strip-components=1"])
+  unpackInto(dir, "medusa-plugin-payin-sandbox", npmPack(dir, path.join(root, ".medusa", "sandbox")))
   // Every other package is the repository's own install (react, @types/*, @medusajs/*, zod, hono).
   for (const entry of readdirSync(path.join(root, "node_modules"))) {
     if (entry !== "medusa-plugin-payin" && entry !== "medusa-plugin-payin-sandbox" && !entry.startsWith(".")) {

@@ -1,36 +1,13 @@
 import { errors } from "undici"
 import { request } from "undici"
 import { startSandbox, type RunningSandbox } from "../../src/sandbox"
-import { API_KEY, call, hmacHex, ISO_MS, payInBody, WebhookReceiver } from "./helpers"
+import { API_KEY, call, hmacHex, ISO_MS, payInBody, sandboxUnderTest, WebhookReceiver } from "./helpers"
 
 describe("sandbox control API: clock, merchant, faults, listings", () => {
-  let sandbox: RunningSandbox
-  let base: string
-  let receiver: WebhookReceiver
-
-  beforeAll(async () => {
-    receiver = await new WebhookReceiver().start()
-    sandbox = await startSandbox({ port: 0, apiKey: API_KEY, webhookUrl: receiver.url, seed: 3 })
-    base = sandbox.url
-  })
-
-  afterAll(async () => {
-    await sandbox.close()
-    await receiver.stop()
-  })
-
-  beforeEach(async () => {
-    await sandbox.webhooksIdle()
-    await call(base, "POST", "/_sandbox/reset", { apiKey: null })
-    await call(base, "PUT", "/_sandbox/merchant", { apiKey: null, body: { paymentWindowSeconds: 900, webhookUrl: receiver.url } })
-    receiver.reset()
-  })
-
-  const create = async (overrides: Record<string, unknown> = {}) => {
-    const res = await call(base, "POST", "/payment/trading/pay-in", { body: payInBody(overrides) })
-    expect(res.status).toBe(201)
-    return res.body
-  }
+  const under = sandboxUnderTest({ seed: 3 }, (webhookUrl) => ({ paymentWindowSeconds: 900, webhookUrl }))
+  const { create } = under
+  let sandbox: RunningSandbox, base: string, receiver: WebhookReceiver
+  beforeAll(() => void ({ sandbox, base, receiver } = under))
   const advance = (seconds: number) => call(base, "POST", "/_sandbox/clock/advance", { apiKey: null, body: { seconds } })
 
   describe("clock and payment window", () => {

@@ -2,6 +2,7 @@ import { createHmac } from "crypto"
 import { createServer, type IncomingMessage, type Server } from "http"
 import type { AddressInfo } from "net"
 import { request } from "undici"
+import { startSandbox, type RunningSandbox, type SandboxOptions } from "../../src/sandbox"
 
 export const API_KEY = "test_api_key_0123456789"
 
@@ -131,4 +132,44 @@ export function payInBody(overrides: Record<string, unknown> = {}): Record<strin
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/** A sandbox and a webhook receiver for one describe block, as its tests see them. */
+export interface SandboxUnderTest {
+  sandbox: RunningSandbox
+  base: string
+  receiver: WebhookReceiver
+  /** Creates a pay-in through the service API (201 expected); resolves with its body. */
+  create: (overrides?: Record<string, unknown>) => Promise<any>
+}
+
+/**
+ * Starts a sandbox (API_KEY, webhooks to a fresh receiver) before the block and stops it after;
+ * before each test, waits for its deliveries, resets it, puts back the merchant settings
+ * `merchant` gives for the receiver's URL, and empties the receiver.
+ */
+export function sandboxUnderTest(options: Partial<SandboxOptions>, merchant: (receiverUrl: string) => Record<string, unknown>): SandboxUnderTest {
+  const under = {
+    create: async (overrides: Record<string, unknown> = {}) => {
+      const res = await call(under.base, "POST", "/payment/trading/pay-in", { body: payInBody(overrides) })
+      expect(res.status).toBe(201)
+      return res.body
+    },
+  } as SandboxUnderTest
+  beforeAll(async () => {
+    under.receiver = await new WebhookReceiver().start()
+    under.sandbox = await startSandbox({ port: 0, apiKey: API_KEY, webhookUrl: under.receiver.url, ...options })
+    under.base = under.sandbox.url
+  })
+  afterAll(async () => {
+    await under.sandbox.close()
+    await under.receiver.stop()
+  })
+  beforeEach(async () => {
+    await under.sandbox.webhooksIdle()
+    await call(under.base, "POST", "/_sandbox/reset", { apiKey: null })
+    await call(under.base, "PUT", "/_sandbox/merchant", { apiKey: null, body: merchant(under.receiver.url) })
+    under.receiver.reset()
+  })
+  return under
 }

@@ -1,34 +1,11 @@
-import { startSandbox, type RunningSandbox } from "../../src/sandbox"
-import { API_KEY, call, hmacHex, payInBody, WebhookReceiver } from "./helpers"
+import type { RunningSandbox } from "../../src/sandbox"
+import { API_KEY, call, hmacHex, payInBody, sandboxUnderTest, WebhookReceiver } from "./helpers"
 
 describe("sandbox hosted Payment Page", () => {
-  let sandbox: RunningSandbox
-  let base: string
-  let receiver: WebhookReceiver
-
-  beforeAll(async () => {
-    receiver = await new WebhookReceiver().start()
-    sandbox = await startSandbox({ port: 0, apiKey: API_KEY, webhookUrl: receiver.url })
-    base = sandbox.url
-  })
-
-  afterAll(async () => {
-    await sandbox.close()
-    await receiver.stop()
-  })
-
-  beforeEach(async () => {
-    await sandbox.webhooksIdle()
-    await call(base, "POST", "/_sandbox/reset", { apiKey: null })
-    await call(base, "PUT", "/_sandbox/merchant", { apiKey: null, body: { successUrl: null, failureUrl: null, supportLink: null } })
-    receiver.reset()
-  })
-
-  const create = async (overrides: Record<string, unknown> = {}) => {
-    const res = await call(base, "POST", "/payment/trading/pay-in", { body: payInBody(overrides) })
-    expect(res.status).toBe(201)
-    return res.body
-  }
+  const under = sandboxUnderTest({}, () => ({ successUrl: null, failureUrl: null, supportLink: null }))
+  const { create } = under
+  let sandbox: RunningSandbox, base: string, receiver: WebhookReceiver
+  beforeAll(() => void ({ sandbox, base, receiver } = under))
   const page = (id: string) => call(base, "GET", `/pay/${id}`, { apiKey: null })
   const submit = (id: string, what: "paid" | "cancel") =>
     call(base, "POST", `/pay/${id}/${what}`, { apiKey: null, rawBody: "", headers: { "content-type": "application/x-www-form-urlencoded" } })

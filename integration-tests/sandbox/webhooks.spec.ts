@@ -1,43 +1,17 @@
-import { startSandbox, type RunningSandbox } from "../../src/sandbox"
-import { API_KEY, call, DECIMAL_2, DIGITS, hmacHex, ISO_MS, payInBody, sleep, WebhookReceiver } from "./helpers"
+import type { RunningSandbox } from "../../src/sandbox"
+import { API_KEY, call, DECIMAL_2, DIGITS, hmacHex, ISO_MS, payInBody, sleep, sandboxUnderTest, WebhookReceiver } from "./helpers"
 
 describe("sandbox state changes and signed webhooks", () => {
-  let sandbox: RunningSandbox
-  let base: string
-  let receiver: WebhookReceiver
+  const under = sandboxUnderTest({ webhookRetryDelaysMs: [20, 40], seed: 7 }, (webhookUrl) => ({
+    webhookUrl,
+    webhookMode: "in_order",
+    webhookRetryDelaysMs: [20, 40],
+    apiKey: API_KEY,
+  }))
+  const { create } = under
+  let sandbox: RunningSandbox, base: string, receiver: WebhookReceiver
+  beforeAll(() => void ({ sandbox, base, receiver } = under))
 
-  beforeAll(async () => {
-    receiver = await new WebhookReceiver().start()
-    sandbox = await startSandbox({
-      port: 0,
-      apiKey: API_KEY,
-      webhookUrl: receiver.url,
-      webhookRetryDelaysMs: [20, 40],
-      seed: 7,
-    })
-    base = sandbox.url
-  })
-
-  afterAll(async () => {
-    await sandbox.close()
-    await receiver.stop()
-  })
-
-  beforeEach(async () => {
-    await sandbox.webhooksIdle()
-    await call(base, "POST", "/_sandbox/reset", { apiKey: null })
-    await call(base, "PUT", "/_sandbox/merchant", {
-      apiKey: null,
-      body: { webhookUrl: receiver.url, webhookMode: "in_order", webhookRetryDelaysMs: [20, 40], apiKey: API_KEY },
-    })
-    receiver.reset()
-  })
-
-  const create = async (overrides: Record<string, unknown> = {}) => {
-    const res = await call(base, "POST", "/payment/trading/pay-in", { body: payInBody(overrides) })
-    expect(res.status).toBe(201)
-    return res.body
-  }
   const act = (id: string, action: string, body?: unknown) =>
     call(base, "POST", `/_sandbox/transactions/${id}/${action}`, { apiKey: null, body })
 

@@ -1,3 +1,4 @@
+import http from "http"
 import net from "net"
 
 /** A TCP port free on 127.0.0.1 right now. */
@@ -10,4 +11,27 @@ export function freePort(): Promise<number> {
       srv.close(() => resolve(port))
     })
   })
+}
+
+/**
+ * An HTTP server on 127.0.0.1 for the enclosing block (or spec): listening before its tests,
+ * closed after them with its open sockets; `url` is its address once started.
+ */
+export function localHttpServer(onRequest: http.RequestListener): { readonly url: string } {
+  const local = { url: "" }
+  const server = http.createServer(onRequest)
+  const sockets = new Set<net.Socket>()
+  server.on("connection", (s) => {
+    sockets.add(s)
+    s.on("close", () => sockets.delete(s))
+  })
+  beforeAll(async () => {
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r))
+    local.url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`
+  })
+  afterAll(async () => {
+    for (const s of sockets) s.destroy()
+    await new Promise((r) => server.close(r))
+  })
+  return local
 }

@@ -644,13 +644,7 @@ export function startDetachedWatchdog(targets) {
 
 export async function createDatabase(db, name) {
   const { default: pgLib } = await import("pg")
-  const client = new pgLib.Client({
-    host: db.DB_HOST,
-    port: Number(db.DB_PORT),
-    user: db.DB_USERNAME,
-    password: db.DB_PASSWORD,
-    database: "postgres",
-  })
+  const client = new pgLib.Client({ connectionString: databaseUrl(db, "postgres") })
   await client.connect()
   try {
     const exists = await client.query("select 1 from pg_database where datname = $1", [name])

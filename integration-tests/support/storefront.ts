@@ -125,6 +125,14 @@ export function httpApi(baseUrl: string): Api {
   return { get: (url, config) => send("GET", url, undefined, config), post: (url, body, config) => send("POST", url, body, config) }
 }
 
+/** A cart with its pay-in session, not completed (`payin`: the pay-in at the service). */
+export async function cartWithPayin(shop: Storefront, sandbox: RunningSandbox, providerId = "pp_payin_default", data?: Record<string, unknown>) {
+  const cartId = await shop.cart()
+  const session = await shop.session(cartId, providerId, data)
+  const [payin] = payinsOfSession(sandbox, session.id)
+  return { cartId, session, payin }
+}
+
 /**
  * A placed order waiting for its payment: cart, pay-in session, completion; resolves once the
  * order.placed subscriber (asynchronous) linked the pay-in to the order on the ledger.
@@ -132,15 +140,13 @@ export function httpApi(baseUrl: string): Api {
 export async function placedOrderAwaitingPayment(
   shop: Storefront,
   sandbox: RunningSandbox,
-  payinModule: () => { listPayinTransactions(filters: Record<string, unknown>): Promise<any[]> },
+  ledger: { row(filters: Record<string, unknown>): Promise<any> },
   providerId = "pp_payin_default"
 ) {
-  const cartId = await shop.cart()
-  const session = await shop.session(cartId, providerId)
-  const [payin] = payinsOfSession(sandbox, session.id)
+  const { cartId, session, payin } = await cartWithPayin(shop, sandbox, providerId)
   const orderId = (await shop.complete(cartId)).data.order.id as string
   const deadline = Date.now() + 10_000
-  while ((await payinModule().listPayinTransactions({ session_id: session.id }))[0]?.order_id !== orderId) {
+  while ((await ledger.row({ session_id: session.id }))?.order_id !== orderId) {
     if (Date.now() > deadline) throw new Error(`pay-in of ${session.id} was not linked to order ${orderId}`)
     await new Promise((r) => setTimeout(r, 50))
   }

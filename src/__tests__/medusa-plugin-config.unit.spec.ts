@@ -5,7 +5,7 @@ import {
   payinProviderId,
   withPayin,
 } from "../../medusa-plugin.config"
-import { RECONCILE_TICK_SECONDS } from "../modules/payin/options"
+import { RECONCILE_TICK_SECONDS } from "../modules/payin/settings/options"
 import { payinLockOptions } from "../money-path/lock"
 
 describe("parseProviderOptions", () => {

@@ -1,9 +1,9 @@
 import { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { MedusaError } from "@medusajs/framework/utils"
 import { z } from "zod"
-import { PAYIN_MODULE } from "../../medusa-plugin.config"
+import { PAYIN_MODULE } from "../modules/payin/key"
 import type PayinModuleService from "../modules/payin/service"
-import { FieldError, zodFields } from "../modules/payin/settings"
+import { FieldError, zodFields } from "../modules/payin/settings/overrides"
 
 /**
  * Helpers shared by the plugin's admin and store routes, so both answer errors in one shape

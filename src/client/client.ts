@@ -1,26 +1,11 @@
-import type { Dispatcher, Pool } from "undici"
-import { z } from "zod"
+import type { Pool } from "undici"
+import type { z } from "zod"
 import { RefusedAddressError, guardedLookup, refusedHostName } from "./address"
-import {
-  DUPLICATE_EXTERNAL_ID_CODES,
-  PayinIpNotWhitelistedError,
-  PayinNotFoundError,
-  PayinRequisitesUnavailableError,
-  PayinResponseTooLargeError,
-  PayinServiceError,
-  PayinUnauthorizedError,
-  REQUISITES_UNAVAILABLE_CODES,
-} from "./errors"
-import {
-  Bank,
-  BankListSchema,
-  Currency,
-  CurrencyListSchema,
-  PayInRequest,
-  Transaction,
-  TransactionSchema,
-} from "./schemas"
+import { type Answer, parseAnswer, unwrapList } from "./answer"
+import { PayinNotFoundError, PayinServiceError } from "./errors"
+import { Bank, BankListSchema, Currency, CurrencyListSchema, PayinRequest, Transaction, TransactionSchema } from "./schemas"
 import { sign } from "./signature"
+import { DeadlineError, addressError, readCapped, transportError } from "./transport"
 
 export type PayinClientOptions = {
   baseUrl: string
@@ -93,8 +78,6 @@ export async function closePayinPools(): Promise<void> {
   await Promise.all(all.map((p) => p.close().catch(() => undefined)))
 }
 
-const ErrorBodyLoose = z.looseObject({ code: z.string().optional(), message: z.string().optional() })
-
 /**
  * HTTP client of the Merchant Payment Service. Every call has an overall deadline and a cap on
  * the answer's size; GETs retry with exponential backoff and jitter; answers are parsed with the
@@ -143,9 +126,9 @@ export class PayinClient {
   }
 
   /** POST /payment/trading/pay-in, once. Throws a typed error; `ambiguous` ones may have taken effect. */
-  async createPayInOnce(body: PayInRequest): Promise<Transaction> {
+  async createPayInOnce(body: PayinRequest): Promise<Transaction> {
     const res = await this.send("POST", "/payment/trading/pay-in", JSON.stringify(body))
-    return this.parse(res, TransactionSchema, "POST", "/payment/trading/pay-in")
+    return parseAnswer(res, TransactionSchema, "POST", "/payment/trading/pay-in", this.quoteAnswers)
   }
 
   /**
@@ -154,7 +137,7 @@ export class PayinClient {
    * taken, the pay-in is looked up by external id, and the POST is sent again only when the
    * service has none.
    */
-  async createPayIn(body: PayInRequest, externalId: string): Promise<Transaction> {
+  async createPayIn(body: PayinRequest, externalId: string): Promise<Transaction> {
     let lastError: unknown
     for (let attempt = 1; attempt <= this.createAttempts; attempt++) {
       if (attempt > 1) {
@@ -228,7 +211,6 @@ export class PayinClient {
     return ref.externalId ? this.findByExternalId(ref.externalId) : null
   }
 
-
   /** GET /payment/trading/banks (the sandbox's shape; other shapes are unwrapped when possible). */
   async listBanks(): Promise<Bank[]> {
     return this.get("/payment/trading/banks", unwrapList(BankListSchema))
@@ -247,7 +229,7 @@ export class PayinClient {
       }
       try {
         const res = await this.send("GET", path)
-        return this.parse(res, schema, "GET", path)
+        return parseAnswer(res, schema, "GET", path, this.quoteAnswers)
       } catch (error) {
         lastError = error
         if (!(error instanceof PayinServiceError) || !error.retryable) {
@@ -264,7 +246,7 @@ export class PayinClient {
     return new Promise((resolve) => setTimeout(resolve, delay))
   }
 
-  private async send(method: "GET" | "POST", path: string, body?: string): Promise<{ status: number; text: string }> {
+  private async send(method: "GET" | "POST", path: string, body?: string): Promise<Answer> {
     if (this.refusedHost) {
       throw addressError(new RefusedAddressError(this.refusedHost), method, path)
     }
@@ -299,191 +281,5 @@ export class PayinClient {
       clearTimeout(timer)
     }
   }
-
-  private parse<S extends z.ZodType>(
-    res: { status: number; text: string },
-    schema: S,
-    method: string,
-    path: string
-  ): z.output<S> {
-    if (res.status >= 200 && res.status < 300) {
-      let json: unknown
-      try {
-        json = JSON.parse(res.text)
-      } catch (error) {
-        throw new PayinServiceError(
-          "malformed_response",
-          `The payment service answered ${method} ${path} with a body that is not JSON`,
-          { status: res.status, method, path },
-          { cause: error }
-        )
-      }
-      const parsed = schema.safeParse(json)
-      if (!parsed.success) {
-        if (!this.quoteAnswers) {
-          throw new PayinServiceError(
-            "malformed_response",
-            `The server answered ${method} ${path} with JSON that is not the payment service's`,
-            { status: res.status, method, path }
-          )
-        }
-        const fields = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
-        throw new PayinServiceError(
-          "malformed_response",
-          `The payment service answered ${method} ${path} with an unexpected shape (${fields.join("; ")})`,
-          { status: res.status, method, path, fields }
-        )
-      }
-      return parsed.data
-    }
-    throw statusError(res, method, path, this.quoteAnswers)
-  }
 }
 
-/** Accepts a bare array, or an object wrapping one under data/items/banks/currencies. */
-function unwrapList<S extends z.ZodType>(schema: S) {
-  return z.preprocess((value) => {
-    if (Array.isArray(value) || !value || typeof value !== "object") {
-      return value
-    }
-    const record = value as Record<string, unknown>
-    for (const key of ["data", "items", "result", "banks", "currencies"]) {
-      if (Array.isArray(record[key])) {
-        return record[key]
-      }
-    }
-    return value
-  }, schema)
-}
-
-/** Codes the client acts on: the only ones kept from an answer that is not quoted. */
-const KNOWN_CODES = new Set(["MERCHANT_IP_NOT_WHITELISTED", ...REQUISITES_UNAVAILABLE_CODES, ...DUPLICATE_EXTERNAL_ID_CODES])
-
-function statusError(res: { status: number; text: string }, method: string, path: string, quote = true): PayinServiceError {
-  let code: string | undefined
-  let serviceMessage: string | undefined
-  let fields: unknown
-  try {
-    const body = JSON.parse(res.text)
-    const parsed = ErrorBodyLoose.safeParse(body)
-    if (parsed.success) {
-      code = parsed.data.code
-      serviceMessage = parsed.data.message?.slice(0, 300)
-      const { statusCode: _s, code: _c, message: _m, ...rest } = body as Record<string, unknown>
-      fields = Object.keys(rest).length ? rest : undefined
-    }
-  } catch {
-    // not JSON: the status alone decides
-  }
-  if (!quote) {
-    // not the service's answer (a URL typed in the admin): nothing of its text goes into the error
-    code = code && KNOWN_CODES.has(code) ? code : undefined
-    serviceMessage = undefined
-    fields = undefined
-  }
-  const details = { status: res.status, code, fields, method, path, serviceMessage }
-  if (res.status === 401) {
-    return new PayinUnauthorizedError(details)
-  }
-  if (res.status === 403 && code === "MERCHANT_IP_NOT_WHITELISTED") {
-    return new PayinIpNotWhitelistedError(details)
-  }
-  if (res.status === 404) {
-    return new PayinNotFoundError(details)
-  }
-  if (code && REQUISITES_UNAVAILABLE_CODES.has(code)) {
-    return new PayinRequisitesUnavailableError(details, serviceMessage)
-  }
-  if (code && DUPLICATE_EXTERNAL_ID_CODES.has(code)) {
-    return new PayinServiceError(
-      "duplicate_external_id",
-      "The payment service already has a pay-in for this payment session",
-      details
-    )
-  }
-  const described = `${res.status}${code ? ` ${code}` : ""}${serviceMessage ? `: ${serviceMessage}` : ""}`
-  if (res.status >= 500 || res.status === 429 || res.status === 408) {
-    return new PayinServiceError("server", `The payment service failed ${method} ${path} (${described})`, details, {
-      ambiguous: res.status >= 500,
-      retryable: true,
-    })
-  }
-  return new PayinServiceError("validation", `The payment service refused ${method} ${path} (${described})`, details)
-}
-
-/** The overall deadline of one exchange passed. */
-class DeadlineError extends Error {
-  constructor() {
-    super("deadline passed")
-    this.name = "TimeoutError"
-  }
-}
-
-/**
- * The answer's body as text, read up to `max` bytes: a longer one (declared or streamed) stops the
- * read, closes the connection and fails with PayinResponseTooLargeError, none of its text kept.
- */
-async function readCapped(res: Dispatcher.ResponseData, max: number, method: string, path: string): Promise<string> {
-  const tooLarge = () => {
-    res.body.on("error", () => undefined) // destroying an unread body reports the abort: nobody waits for it
-    res.body.destroy()
-    return new PayinResponseTooLargeError({ status: res.statusCode, method, path }, max)
-  }
-  const declared = Number(res.headers["content-length"])
-  if (Number.isFinite(declared) && declared > max) {
-    throw tooLarge()
-  }
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of res.body) {
-    size += (chunk as Buffer).length
-    if (size > max) {
-      throw tooLarge()
-    }
-    chunks.push(chunk as Buffer)
-  }
-  return Buffer.concat(chunks, size).toString("utf8")
-}
-
-function addressError(error: RefusedAddressError, method: string, path: string): PayinServiceError {
-  return new PayinServiceError(
-    "address_not_allowed",
-    `Refused to call ${method} ${path}: ${error.reason} (a base URL typed in the admin must be a public address)`,
-    { method, path, code: error.code },
-    { cause: error }
-  )
-}
-
-function transportError(error: unknown, method: string, path: string, timeoutMs: number): PayinServiceError {
-  if (error instanceof RefusedAddressError) {
-    return addressError(error, method, path)
-  }
-  if ((error as { code?: unknown })?.code === "ADDRESS_NOT_ALLOWED") {
-    return addressError(new RefusedAddressError(String((error as Error).message).replace(/^refused to connect: /, "")), method, path)
-  }
-  const rawCode = (error as { code?: unknown })?.code
-  const name = (error as { name?: unknown })?.name
-  const code = typeof rawCode === "string" ? rawCode : typeof name === "string" ? name : undefined
-  const timedOut =
-    code === "UND_ERR_HEADERS_TIMEOUT" ||
-    code === "UND_ERR_BODY_TIMEOUT" ||
-    code === "UND_ERR_CONNECT_TIMEOUT" ||
-    name === "TimeoutError" ||
-    name === "AbortError"
-  if (timedOut) {
-    return new PayinServiceError(
-      "timeout",
-      `The payment service did not answer ${method} ${path} within ${timeoutMs} ms`,
-      { method, path },
-      { ambiguous: true, retryable: true, cause: error }
-    )
-  }
-  // Refused before anything was sent cannot have taken effect; anything later might have.
-  const notSent = code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "EAI_AGAIN"
-  return new PayinServiceError(
-    "network",
-    `Could not reach the payment service for ${method} ${path} (${code ?? "connection error"})`,
-    { method, path },
-    { ambiguous: !notSent, retryable: true, cause: error }
-  )
-}

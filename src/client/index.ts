@@ -2,6 +2,5 @@
 // client and its typed errors. Nothing here imports Medusa.
 export * from "./schemas"
 export * from "./signature"
-export * from "./webhook-signature"
 export * from "./errors"
 export * from "./client"

@@ -8,7 +8,7 @@ import { SERVICE_STATUSES, type ServiceStatus } from "../status"
  * - response schemas (Transaction, Requisite, Bank, Currency, ErrorBody): tolerant, because the
  *   plugin parses the REAL service's answers with them. Unknown keys pass through, fields the spec
  *   marks optional or "not shown" are optional, nullables accept null.
- * - request schemas (PayInRequest, PaymentPageConfig, ...): what a well-formed request must carry.
+ * - request schemas (PayinRequest, PaymentPageConfig, ...): what a well-formed request must carry.
  *   The sandbox validates incoming bodies with them and the plugin builds its requests against them,
  *   so the two cannot drift.
  */
@@ -23,8 +23,8 @@ export const PAYIN_METHODS = [
   "quasi",
   "mobile_comm",
 ] as const
-export const PayInMethodSchema = z.enum(PAYIN_METHODS)
-export type PayInMethod = z.infer<typeof PayInMethodSchema>
+export const PayinMethodSchema = z.enum(PAYIN_METHODS)
+export type PayinMethod = z.infer<typeof PayinMethodSchema>
 
 /** The wire enum of `status`: the service statuses of the one status module (src/status.ts). */
 export const TransactionStatusSchema = z.enum(SERVICE_STATUSES)
@@ -145,12 +145,12 @@ export type FiatAmountRange = z.infer<typeof FiatAmountRangeSchema>
 /** ISO 4217 alphabetic code in any case (the service answers upper-case). */
 export const FiatCurrencyCodeSchema = z.string().regex(/^[A-Za-z]{3}$/, "must be a 3-letter ISO 4217 code")
 
-export const PayInRequestSchema = z
+export const PayinRequestSchema = z
   .object({
     fiatAmount: FiatAmountNumberSchema.optional(),
     fiatAmountRange: FiatAmountRangeSchema.optional(),
     fiatCurrency: FiatCurrencyCodeSchema,
-    method: PayInMethodSchema.optional(),
+    method: PayinMethodSchema.optional(),
     bank: z.string().min(1).max(128).optional(),
     extra: ExtraRequestSchema.optional(),
     paymentPageConfig: PaymentPageConfigSchema.optional(),
@@ -165,7 +165,7 @@ export const PayInRequestSchema = z
       })
     }
   })
-export type PayInRequest = z.infer<typeof PayInRequestSchema>
+export type PayinRequest = z.infer<typeof PayinRequestSchema>
 
 // ---------------------------------------------------------------------------------------------
 // Response resources (tolerant)

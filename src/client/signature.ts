@@ -2,43 +2,58 @@ import { createHmac, timingSafeEqual } from "crypto"
 
 /**
  * Webhook / request signature of the Merchant Payment Service: lower-case hexadecimal
- * HMAC-SHA256 of the exact body bytes, keyed with the merchant's API key.
+ * HMAC-SHA256 of the exact body bytes, keyed with the merchant's API key. `sign` makes it
+ * (requests, the sandbox's webhooks); `checkWebhookSignature` reads a header and classifies it
+ * (the webhook route); `verify` is its yes/no.
  */
 
-const HEX_DIGEST = /^[0-9a-fA-F]{64}$/
+const HEX_DIGEST = /^[0-9a-f]{64}$/i
 
-export function sign(body: string | Buffer | Uint8Array, key: string): string {
-  return createHmac("sha256", key).update(body).digest("hex")
+export type SignatureCheck = "ok" | "missing" | "malformed" | "mismatch"
+
+type Body = string | Buffer | Uint8Array
+
+function digest(body: Body, key: string): Buffer {
+  return createHmac("sha256", key).update(body).digest()
+}
+
+export function sign(body: Body, key: string): string {
+  return digest(body, key).toString("hex")
 }
 
 /**
- * Constant-time check of `header` against the digest of `rawBody`. Never throws: a missing,
- * non-hex or wrong-length header, an empty key or a mismatch all answer false.
+ * Classifies a webhook's `x-signature` the way the spec's receiver rules answer it: missing (also
+ * a header sent twice), not hexadecimal or of the wrong length (4xx, 400), or not matching the raw
+ * body (401; also when there is no body or no key). Constant-time comparison; never throws.
  */
-export function verify(
-  rawBody: string | Buffer | Uint8Array | null | undefined,
+export function checkWebhookSignature(
+  rawBody: Body | null | undefined,
   header: string | string[] | null | undefined,
   key: string | null | undefined
-): boolean {
+): SignatureCheck {
   try {
-    if (rawBody === null || rawBody === undefined || !key) {
-      return false
-    }
     const value = Array.isArray(header) ? (header.length === 1 ? header[0] : undefined) : header
-    if (typeof value !== "string") {
-      return false
+    if (typeof value !== "string" || value.trim() === "") {
+      return "missing"
     }
     const candidate = value.trim()
     if (!HEX_DIGEST.test(candidate)) {
-      return false
+      return "malformed"
     }
-    const expected = createHmac("sha256", key).update(rawBody).digest()
-    const given = Buffer.from(candidate, "hex")
-    if (given.length !== expected.length) {
-      return false
+    if (rawBody === null || rawBody === undefined || typeof key !== "string" || key === "") {
+      return "mismatch"
     }
-    return timingSafeEqual(given, expected)
+    return timingSafeEqual(Buffer.from(candidate, "hex"), digest(rawBody, key)) ? "ok" : "mismatch"
   } catch {
-    return false
+    return "mismatch"
   }
+}
+
+/** True only for a well-formed header that matches `rawBody` under `key` (see checkWebhookSignature). */
+export function verify(
+  rawBody: Body | null | undefined,
+  header: string | string[] | null | undefined,
+  key: string | null | undefined
+): boolean {
+  return checkWebhookSignature(rawBody, header, key) === "ok"
 }

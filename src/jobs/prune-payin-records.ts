@@ -1,5 +1,5 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { RETENTION_JOB, RETENTION_SCHEDULE, prunePayinRecordsScheduled } from "../modules/payin/retention"
+import { RETENTION_JOB, RETENTION_SCHEDULE, prunePayinRecordsScheduled } from "../money-path/retention"
 import { keepScheduled } from "../money-path/schedule-watchdog"
 
 /**

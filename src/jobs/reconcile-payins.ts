@@ -1,5 +1,5 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { RECONCILE_TICK_SECONDS } from "../modules/payin/options"
+import { RECONCILE_TICK_SECONDS } from "../modules/payin/settings/options"
 import { RECONCILE_JOB, reconcilePayinsScheduled } from "../money-path/reconcile"
 import { keepScheduled } from "../money-path/schedule-watchdog"
 

@@ -1,7 +1,7 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { PAYIN_MODULE } from "../../medusa-plugin.config"
+import { PAYIN_MODULE } from "../modules/payin/key"
 import type { Transaction } from "../client/schemas"
-import { ServiceIdMismatchError } from "../modules/payin/ledger"
+import { ServiceIdMismatchError } from "../modules/payin/ledger/errors"
 import type PayinModuleService from "../modules/payin/service"
 import type { LedgerRow, StatusSource } from "../modules/payin/service"
 import { payinProviderId } from "../provider-id"
@@ -48,8 +48,8 @@ export type ApplyPayinEventResult = {
 /**
  * The one apply function, fed by the webhook route (through the inbox) and by every lookup
  * (reconciliation, "Reconcile now", the store status route). Under a lock per pay-in it records
- * the status on the ledger (the one writer: transition table, history, flags, events, the
- * pending effect in the same commit), then makes Medusa follow (effects.ts). It calls the service
+ * the status on the ledger (the one writer: transition table, history, flags and the pending
+ * effect in one commit, its events after it), then makes Medusa follow (effects.ts). It calls the service
  * only for a callback that would move a paid pay-in back out of `closed` (movesBackFromPaid): that
  * may be an old callback delivered late, so the service's current state is applied instead.
  *
@@ -84,7 +84,7 @@ export async function applyPayinEvent(container: MedusaContainer, input: ApplyPa
         container,
         `payin:${row.id}`,
         async (hold) => {
-          const { row: current, transition } = await payin.recordStatus(row.id, transaction, input.source, accepts)
+          const { row: current, transition } = await payin.ledger.recordStatus(row.id, transaction, input.source, accepts)
           // `new`: only an effect this change asked for, never attempted (a retry is reconciliation's)
           const run = effectRun !== "new" || (transition.changed && !Number(current.effect_attempts))
           const outcome = run
@@ -148,9 +148,7 @@ async function findOrCreateRow(
         session_payin_id: sessionPayin.id,
       }
     : {}
-  const created = await payin.ledger.createUnknown(payinProviderId(instanceId), tx, why)
-  await payin.emit(created, [{ kind: "flag", flag: "unknown_payin", details: { external_id: externalId ?? null, ...why } }])
-  return created
+  return payin.ledger.createUnknown(payinProviderId(instanceId), tx, why)
 }
 
 /**

@@ -1,9 +1,11 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { MathBN, PaymentActions } from "@medusajs/framework/utils"
+import { PaymentActions } from "@medusajs/framework/utils"
 import { cancelOrderWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
 import { errorMessage } from "../client/errors"
-import { EffectFencedError, type LedgerNotice, type LedgerRow } from "../modules/payin/ledger"
-import { capturableAmount, remainingToCapture } from "../modules/payin/money"
+import type { EffectAnnouncement, EffectOutcomeRecord } from "../modules/payin/ledger/effects"
+import { EffectFencedError } from "../modules/payin/ledger/errors"
+import type { LedgerRow } from "../modules/payin/ledger/types"
+import { capturableAmount, gt, lt, remainingToCapture } from "../money"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import type { PayinFlag } from "../status"
@@ -20,15 +22,20 @@ export type EffectRunOptions = {
   hold?: LockHold
 }
 
-/** One claimed run of an effect: its fencing token, and the check made before each step outside the ledger. */
-type Run = { fence: number; guard: () => Promise<void> }
+/**
+ * One claimed run of an effect: its fencing token, the check made before each step outside the
+ * ledger, and how it ends: one commit of the whole outcome (flags, notes, links, the effect
+ * cleared, the notification owed), its events after it.
+ */
+type Run = { fence: number; guard: () => Promise<void>; settle: (outcome: EffectOutcomeRecord) => Promise<boolean> }
 
 /**
  * Makes Medusa follow the ledger: the effect the last status change asked for (`effect_pending`,
  * recorded in the same commit as the status) is done here, idempotently, and cleared when done.
  * A run first claims the effect on the row (a fencing token; only when it is due, unless forced)
- * and checks before each Medusa step, and when marking it done, that it still holds the lock and
- * the token: a run that outlived its lock stops and leaves the effect to its new holder. A
+ * and checks before each Medusa step, and when settling it, that it still holds the lock and
+ * the token: a run that outlived its lock stops and leaves the effect to its new holder. Each
+ * outcome is written in one commit (settle). A
  * failure leaves it pending, due again after a backoff (30 s doubling to an hour, jittered):
  * reconciliation retries it for good, and after the plugin's effectRetryLimit attempts the
  * pay-in is flagged (capture_failed / order_cancel_failed).
@@ -48,7 +55,7 @@ export async function followInMedusa(
   if (!row.effect_pending) {
     return { effects: [], pending: false }
   }
-  const claimed = await payin.ledger.claimEffect(row.id, { force: options.force })
+  const claimed = await payin.ledger.effects.claim(row.id, { force: options.force })
   if (!claimed?.effect_pending) {
     // backing off after a failure: reconciliation runs it when due
     return { effects: [], pending: true }
@@ -59,8 +66,9 @@ export async function followInMedusa(
     fence,
     guard: async () => {
       options.hold?.throwIfLost()
-      await payin.ledger.assertFence(row.id, fence)
+      await payin.ledger.effects.assertFence(row.id, fence)
     },
+    settle: async (outcome) => (await payin.ledger.effects.settle(row.id, effect, outcome, fence)).flagged,
   }
   const effects: string[] = []
   try {
@@ -78,60 +86,57 @@ export async function followInMedusa(
       return { effects, pending: true }
     }
     container.resolve("logger").warn(`payin: ${effect} of ${row.id} did not happen yet, will retry: ${message}`)
-    await payin.effectFailed(row.id, effect, message, fence)
+    await payin.ledger.effects.failed(row.id, effect, message, fence)
     return { effects, pending: true }
   }
 }
 
 async function capture(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[], run: Run): Promise<void> {
-  const flag = async (name: PayinFlag, reason: string, extra: Record<string, unknown> = {}) => {
+  /** Settles the capture with a flag (once): `flagged:<name>` when the flag is new. */
+  const settleFlagged = async (name: PayinFlag, reason: string, extra: Record<string, unknown>, outcome: EffectOutcomeRecord) => {
     const ids = await resolveCollection(container, row.payment_collection_id)
-    if (
-      await payin.flag(row.id, name, {
-        reason,
-        fiat_amount: row.fiat_amount,
-        currency: row.currency_code,
-        requisite: row.requisite,
-        session_id: row.session_id,
-        payment_collection_id: row.payment_collection_id,
-        cart_id: row.cart_id ?? ids.cart_id,
-        order_id: row.order_id ?? ids.order_id,
-        ...extra,
-      })
-    ) {
-      effects.push(`flagged:${name}`)
+    const details = {
+      reason,
+      fiat_amount: row.fiat_amount,
+      currency: row.currency_code,
+      requisite: row.requisite,
+      session_id: row.session_id,
+      payment_collection_id: row.payment_collection_id,
+      cart_id: row.cart_id ?? ids.cart_id,
+      order_id: row.order_id ?? ids.order_id,
+      ...extra,
     }
+    if (await run.settle({ ...outcome, flag: { flag: name, details } })) effects.push(`flagged:${name}`)
   }
   if (row.store_canceled_at) {
-    await flag("late_payment", "paid after the store ended the pay-in (expired or order canceled)")
-    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: late payment" }, run.fence)
+    await settleFlagged("late_payment", "paid after the store ended the pay-in (expired or order canceled)", {}, { note: "not captured: late payment" })
     return
   }
   const session = row.session_id ? await loadSession(container, row.session_id) : null
   if (!session) {
-    await flag(
-      "stray_payment",
-      row.session_id ? "paid after Medusa deleted the payment session (the cart changed)" : "pay-in unknown to the store"
-    )
-    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: stray payment" }, run.fence)
+    const reason = row.session_id ? "paid after Medusa deleted the payment session (the cart changed)" : "pay-in unknown to the store"
+    await settleFlagged("stray_payment", reason, {}, { note: "not captured: stray payment" })
     return
   }
   if (session.orderId && (await loadOrder(container, session.orderId))?.status === "canceled") {
-    await payin.ledger.markEndedByStore(row.id, "order canceled before the payment arrived", { order_id: session.orderId })
-    await flag("late_payment", "paid after the order was canceled", { order_id: session.orderId })
-    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: late payment" }, run.fence)
+    await settleFlagged(
+      "late_payment",
+      "paid after the order was canceled",
+      { order_id: session.orderId },
+      { ended: "order canceled before the payment arrived", order_id: session.orderId, note: "not captured: late payment" }
+    )
     return
   }
   const amount = capturableAmount(row)
   if (amount === null) {
     // received in another currency: flagged when recorded; the merchant decides
-    await payin.ledger.effectDone(row.id, "capture", { note: "not captured: received in another currency" }, run.fence)
+    await run.settle({ note: "not captured: received in another currency" })
     return
   }
   // Capture up to what arrived, less what Medusa captured already (another path, an admin): the
   // provider's capturePayment refuses anything beyond it, so no path books the difference twice.
   const rest = remainingToCapture(amount, session.capturedAmount)
-  if (MathBN.gt(rest, 0)) {
+  if (gt(rest, 0)) {
     await pauseForTests(container, "capture", row.id)
     await run.guard()
     await processPaymentWorkflow(container).run({
@@ -141,18 +146,22 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
   const after = await loadSession(container, session.id)
   const orderId = after?.orderId ?? (await orderOfCart(container, session.cartId))
   const captured = after ? after.capturedAmount : ((await paymentOfSession(container, session.id))?.captured_amount ?? "0")
-  const booked = MathBN.gte(captured, amount)
+  const booked = !lt(captured, amount)
   if (orderId && booked) {
     effects.push("captured")
-    await payin.ledger.effectDone(row.id, "capture", { captured: true, order_id: orderId, cart_id: session.cartId }, run.fence)
-    await announce(container, payin, row, async () => ({ kind: "captured", order_id: orderId }))
+    const announce = await announcement(container, payin, row, { kind: "captured", order_id: orderId })
+    await run.settle({ captured: true, order_id: orderId, cart_id: session.cartId, announce })
     return
   }
   if (!orderId && (booked || !after)) {
     // Medusa took the payment, then could not place the order (out of stock, …) and its
     // compensation replaced the session: the money is in, no order exists. The merchant decides.
-    await flag("paid_without_order", "paid, but Medusa could not place the order from the cart", { cart_id: session.cartId })
-    await payin.ledger.effectDone(row.id, "capture", { captured: MathBN.gt(captured, 0), cart_id: session.cartId }, run.fence)
+    await settleFlagged(
+      "paid_without_order",
+      "paid, but Medusa could not place the order from the cart",
+      { cart_id: session.cartId },
+      { captured: gt(captured, 0), cart_id: session.cartId }
+    )
     return
   }
   throw new Error(
@@ -165,21 +174,25 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
   const ids = { order_id: session?.orderId ?? null, cart_id: session?.cartId ?? null }
   const instanceId = instanceIdOf(row.provider_id)
   const cancelUnpaid = instanceId ? ((await payin.settings.providerOptions(instanceId))?.cancelUnpaidOrdersOnExpiry ?? true) : false
-  const capturedAny = Boolean(session && MathBN.gt(session.collectionCapturedAmount, 0))
+  const capturedAny = Boolean(session && gt(session.collectionCapturedAmount, 0))
+  // another pay-in of the same payment collection was paid (a stray payment into an earlier one of this order)
+  const paidSibling =
+    session && !capturedAny
+      ? (await payin.ledger.ofCollections([session.payment_collection_id])).find((r) => r.id !== row.id && r.paid_at)
+      : undefined
+  let flag: EffectOutcomeRecord["flag"]
   if (session?.orderId && !capturedAny && cancelUnpaid) {
-    const paidSibling = (await payin.ledger.ofCollections([session.payment_collection_id])).find((r) => r.id !== row.id && r.paid_at)
     const order = await loadOrder(container, session.orderId)
     if (paidSibling) {
-      // a stray payment into an earlier pay-in of this order: keep the order, tell the merchant
-      if (
-        await payin.flag(row.id, "paid_elsewhere", {
+      // keep the order, tell the merchant
+      flag = {
+        flag: "paid_elsewhere",
+        details: {
           reason: "expired unpaid, but another pay-in of the same payment collection was paid: the order was kept",
           paid_payin_id: paidSibling.id,
           payment_collection_id: session.payment_collection_id,
           ...ids,
-        })
-      ) {
-        effects.push("flagged:paid_elsewhere")
+        },
       }
     } else if (order && order.status !== "canceled") {
       await pauseForTests(container, "cancel_order", row.id)
@@ -188,58 +201,42 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
       effects.push("order_canceled")
     }
   }
-  // marking the pay-in ended clears the effect: only while this run still holds it
+  // not when the order was paid through another pay-in of its payment collection; what Medusa
+  // holds, not what this run did: an earlier run may have canceled the order and stopped (a
+  // crash, a failure) before the effect was settled
+  const announce =
+    !capturedAny && !paidSibling
+      ? await announcement(container, payin, row, {
+          kind: "expired",
+          order_id: ids.order_id,
+          order_canceled: Boolean(ids.order_id && (await loadOrder(container, ids.order_id))?.status === "canceled"),
+        })
+      : undefined
+  // ending the pay-in clears the effect: only while this run still holds it
   await run.guard()
-  await payin.ledger.markEndedByStore(row.id, "payment window ended unpaid", ids)
-  await payin.ledger.effectDone(row.id, "cancel_order", { ended: true, ...ids }, run.fence)
+  const flagged = await run.settle({ ended: "payment window ended unpaid", ...ids, flag, announce })
+  if (flagged) effects.push("flagged:paid_elsewhere")
   effects.push("ended")
-  if (!capturedAny) {
-    // not when the order was paid through another pay-in of its payment collection
-    const paidElsewhere = async () =>
-      Boolean(session && (await payin.ledger.ofCollections([session.payment_collection_id])).some((r) => r.id !== row.id && r.paid_at))
-    // what Medusa holds, not what this run did: an earlier run may have canceled the order and
-    // stopped (a crash, a failure) before the effect was marked done
-    const orderCanceled = async () => Boolean(ids.order_id && (await loadOrder(container, ids.order_id))?.status === "canceled")
-    await announce(
-      container,
-      payin,
-      row,
-      async () => ({ kind: "expired", order_id: ids.order_id, order_canceled: await orderCanceled() }),
-      async () => !(await paidElsewhere())
-    )
-  }
 }
 
 /**
- * Emits payin.captured / payin.expired once the effect is committed (shopper notifications are
- * sent by their subscribers, on a worker). Never throws: the money path does not depend on it.
+ * What an outcome announces (payin.captured / payin.expired, sent after its commit; shopper
+ * notifications are sent by their subscribers, on a worker), and whether the instance owes the
+ * shopper a notification for it: recorded in the same commit, so if the event is lost the
+ * notification retry job still finds it and decides it afresh.
  */
-async function announce(
+async function announcement(
   container: MedusaContainer,
   payin: PayinModuleService,
   row: LedgerRow,
-  notice: () => Promise<LedgerNotice>,
-  when: () => Promise<boolean> = async () => true
-): Promise<void> {
-  try {
-    if (!(await when())) return
-    const announced = await notice()
-    await owedNotification(payin, row, announced)
-    await payin.emit((await payin.ledger.get(row.id)) ?? row, [announced])
-  } catch (error) {
-    container.resolve("logger").warn(`payin: could not announce the effect of ${row.id}: ${errorMessage(error)}`)
-  }
-}
-
-/**
- * The shopper notification an effect makes due (paid, expired), recorded before the event goes
- * out: if the event is lost (the event bus down), the notification retry job still finds it and
- * decides it afresh. Only for an instance with notifications on.
- */
-async function owedNotification(payin: PayinModuleService, row: LedgerRow, notice: LedgerNotice): Promise<void> {
-  if (notice.kind !== "captured" && notice.kind !== "expired") return
+  notice: EffectAnnouncement
+): Promise<EffectOutcomeRecord["announce"]> {
   const instanceId = instanceIdOf(row.provider_id)
-  if (!notice.order_id || !instanceId) return
-  if (!(await payin.settings.providerOptions(instanceId))?.notifications.enabled) return
-  await payin.notifications.due(notice.order_id, notice.kind === "captured" ? "paid" : "expired", row.id, `payin.${notice.kind}`)
+  let notify = false
+  try {
+    notify = Boolean(notice.order_id && instanceId && (await payin.settings.providerOptions(instanceId))?.notifications.enabled)
+  } catch (error) {
+    container.resolve("logger").warn(`payin: could not read the notification settings of ${row.provider_id}: ${errorMessage(error)}`)
+  }
+  return { notice, notify }
 }

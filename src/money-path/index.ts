@@ -1,9 +1,9 @@
-// The money path (`medusa-plugin-payin/money-path`; also reachable as `/workflows`, its old name):
+// The money path (`medusa-plugin-payin/money-path`):
 // webhook inbox → apply (ledger + Medusa effects), lookups, reconciliation. Plain functions over
 // Medusa's container, not Medusa workflows (see README "Reliability" for why).
 export { applyPayinEvent, applyPendingEffect } from "./apply"
 export type { ApplyPayinEventInput, ApplyPayinEventResult } from "./apply"
-export { PAYIN_EVENTS } from "../modules/payin/events"
+export { PAYIN_EVENTS } from "../modules/payin/ledger/events"
 export { reconcileWithService } from "./lookup"
 export type { ReconcileOneResult } from "./lookup"
 export { reconcilePayins, reconcilePayinsScheduled } from "./reconcile"

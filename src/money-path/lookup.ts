@@ -1,7 +1,7 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { PAYIN_MODULE } from "../../medusa-plugin.config"
+import { PAYIN_MODULE } from "../modules/payin/key"
 import { PayinServiceError } from "../client/errors"
-import type { LedgerRow, StatusSource } from "../modules/payin/ledger"
+import type { LedgerRow, StatusSource } from "../modules/payin/ledger/types"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import { applyPayinEvent } from "./apply"
@@ -20,11 +20,11 @@ export type ReconcileOneResult = {
 }
 
 /**
- * Reconciles one pay-in with the service: looks it up there (the one place a lookup happens for
- * a known pay-in: reconciliation, "Reconcile now", the store status route) and feeds the answer
- * to the one apply function, so events, flags and Medusa effects are the same as a webhook's.
- * A pay-in the service has no record of, whose creation never got an answer, becomes `failed`.
- * Service errors are thrown as PayinServiceError.
+ * Reconciles one pay-in with the service: looks it up there (for reconciliation, "Reconcile now"
+ * and the store status route; the apply path and the provider's authorize make their own lookup)
+ * and feeds the answer to the one apply function, so events, flags and Medusa effects are the
+ * same as a webhook's. A pay-in the service has no record of, whose creation never got an answer,
+ * becomes `failed`. Service errors are thrown as PayinServiceError.
  */
 export async function reconcileWithService(
   container: MedusaContainer,

@@ -1,5 +1,6 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { ContainerRegistrationKeys, MathBN } from "@medusajs/framework/utils"
+import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
+import { add, parseDecimal, toPlain } from "../money"
 
 /** What the money path reads of Medusa about a payment session: its collection, cart, order, payment. */
 export type SessionInfo = {
@@ -17,9 +18,17 @@ export type SessionInfo = {
 }
 
 type Money = { value?: string } | string | number | null | undefined
-const sumOf = (amounts: Money[]): string =>
-  amounts.reduce<ReturnType<typeof MathBN.convert>>((sum, a) => MathBN.add(sum, moneyValue(a)), MathBN.convert(0)).toString()
-const moneyValue = (a: Money): string | number => (a && typeof a === "object" ? (a.value ?? 0) : (a ?? 0))
+const ZERO = { units: 0n, scale: 0 }
+/** Medusa's amounts summed exactly; one that is not a number makes the sum NaN (never booked). */
+const sumOf = (amounts: Money[]): string => {
+  let sum = ZERO
+  for (const a of amounts) {
+    const value = parseDecimal(a ?? 0) ?? (a && typeof a === "object" && a.value === undefined ? ZERO : null)
+    if (value === null) return "NaN"
+    sum = add(sum, value)
+  }
+  return toPlain(sum)
+}
 
 type Query = { graph: (config: Record<string, unknown>) => Promise<{ data: any[] }> }
 const queryOf = (container: MedusaContainer) => container.resolve(ContainerRegistrationKeys.QUERY) as unknown as Query

@@ -1,7 +1,7 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { PAYIN_MODULE } from "../../medusa-plugin.config"
+import { PAYIN_MODULE } from "../modules/payin/key"
 import { errorMessage } from "../client/errors"
-import { jobOverdue } from "../modules/payin/job-runs"
+import { jobOverdue } from "../modules/payin/job-runs/job-runs"
 import type PayinModuleService from "../modules/payin/service"
 
 /** How often a process that ran one of the plugin's jobs checks that the job still runs somewhere. */

@@ -3,9 +3,9 @@
  * and the `data` an email template renders. README "Notifications" documents every key; the
  * notification sender (notify.ts) gathers the inputs from Medusa and the ledger.
  */
-import { decimal2 } from "../api/store/payin/status-view"
+import { decimal2, sessionAmount } from "../money"
 import { paymentLinks, safePaymentPageUrl } from "../storefront/links"
-import { fillOrderStatusUrl } from "./order-status-url"
+import { fillOrderStatusUrl } from "../modules/payin/settings/order-status-url"
 
 export const NOTIFICATION_KINDS = ["instructions", "paid", "expired"] as const
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number]
@@ -121,7 +121,7 @@ export function notificationData(
     display_id: order.display_id ?? null,
     email: order.email,
     // what the shopper was asked to transfer (the service's amount: inside a fiatAmountRange it may differ from the order total)
-    amount: decimal2(payin.assigned_amount) ?? decimal2(payin.fiat_amount) ?? decimal2(payin.raw_amount?.value ?? payin.amount),
+    amount: decimal2(payin.assigned_amount) ?? decimal2(payin.fiat_amount) ?? decimal2(sessionAmount(payin)),
     currency: String(text(payin.fiat_currency) ?? payin.currency_code).toUpperCase(),
     paid_amount: kind === "paid" ? decimal2(payin.fiat_amount) : null,
     method,

@@ -15,9 +15,9 @@
  */
 import type { CreateNotificationDTO, MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, MedusaError, Modules } from "@medusajs/framework/utils"
-import { PAYIN_MODULE } from "../../medusa-plugin.config"
+import { PAYIN_MODULE } from "../modules/payin/key"
 import { errorMessage } from "../client/errors"
-import type { LedgerRow } from "../modules/payin/ledger"
+import type { LedgerRow } from "../modules/payin/ledger/types"
 import type PayinModuleService from "../modules/payin/service"
 import { LockTimeoutError, withLock } from "../money-path/lock"
 import { loadSession } from "../money-path/medusa"

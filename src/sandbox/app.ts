@@ -7,7 +7,7 @@ import { z } from "zod"
 import {
   FiatAmountNumberSchema,
   HttpUrlSchema,
-  PayInRequestSchema,
+  PayinRequestSchema,
   PayOutRequestSchema,
   type ErrorBody,
 } from "../client/schemas"
@@ -135,7 +135,7 @@ export function createApp({ core, sleep }: AppContext): Hono<Env> {
   })
 
   app.post("/payment/trading/pay-in", async (c) => {
-    const parsed = await parseBody(c, PayInRequestSchema)
+    const parsed = await parseBody(c, PayinRequestSchema)
     if (!parsed.ok) return parsed.response
     const result = core.createPayIn(parsed.data)
     if (!result.ok) {

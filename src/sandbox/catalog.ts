@@ -1,5 +1,5 @@
 import { createHash } from "crypto"
-import type { Currency, PayInMethod, Requisite } from "../client/schemas"
+import type { Currency, PayinMethod, Requisite } from "../client/schemas"
 
 /**
  * The sandbox merchant's fixed catalogue: currencies with rates, banks with their methods, and a
@@ -25,7 +25,7 @@ export const CURRENCIES: readonly CurrencyEntry[] = [
 export interface BankEntry {
   name: string
   currencies: readonly string[]
-  methods: readonly PayInMethod[]
+  methods: readonly PayinMethod[]
   /** First digits of its card numbers. */
   bin: string
 }
@@ -86,7 +86,7 @@ const OWNER_NAMES: Record<string, readonly string[]> = {
 /** A requisite with what the sandbox needs to know about it besides its public fields. */
 export interface PooledRequisite {
   requisite: Requisite & { sbpNumber: string | null }
-  method: PayInMethod
+  method: PayinMethod
 }
 
 function digest(seed: string): Buffer {
@@ -123,7 +123,7 @@ export function luhnCheckDigit(partial: string): string {
   return String((10 - (sum % 10)) % 10)
 }
 
-function requisiteValue(bank: BankEntry, currency: string, method: PayInMethod, bytes: Buffer, phone: string): string {
+function requisiteValue(bank: BankEntry, currency: string, method: PayinMethod, bytes: Buffer, phone: string): string {
   switch (method) {
     case "card":
     case "quasi": {
@@ -147,7 +147,7 @@ function requisiteValue(bank: BankEntry, currency: string, method: PayInMethod, 
 }
 
 /** Requisite `index` of the pool of (bank, currency, method). Pure and deterministic. */
-export function makeRequisite(bank: BankEntry, currency: string, method: PayInMethod, index: number): PooledRequisite {
+export function makeRequisite(bank: BankEntry, currency: string, method: PayinMethod, index: number): PooledRequisite {
   const seed = `${bank.name}:${currency}:${method}:${index}`
   const bytes = digest(seed)
   const [prefix, total] = PHONE_FORMAT[currency] ?? ["+1415", 11]
@@ -183,7 +183,7 @@ export class RequisitePools {
   }
 
   /** Every requisite serving `currency`, optionally restricted to a bank and/or a method. */
-  candidates(currency: string, bank?: string, method?: PayInMethod): PooledRequisite[] {
+  candidates(currency: string, bank?: string, method?: PayinMethod): PooledRequisite[] {
     const key = `${currency}|${bank ?? ""}|${method ?? ""}`
     let pool = this.cache.get(key)
     if (!pool) {

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "crypto"
 import type { z } from "zod"
-import { PayInRequestSchema, type PayOutRequest, type Transaction } from "../client/schemas"
+import { PayinRequestSchema, type PayOutRequest, type Transaction } from "../client/schemas"
 import { sign } from "../client/signature"
 import { findBank, findCurrency, RequisitePools } from "./catalog"
 import { SandboxClock } from "./clock"
@@ -129,11 +129,11 @@ export class SandboxCore {
   }
 
   /**
-   * Creates a pay-in from a body already validated by PayInRequestSchema. A queued next-pay-in
+   * Creates a pay-in from a body already validated by PayinRequestSchema. A queued next-pay-in
    * override replaces the amount and/or currency (selection and exhaustion use the overriding
    * values) and is consumed only when the creation succeeds.
    */
-  createPayIn(body: z.infer<typeof PayInRequestSchema>):
+  createPayIn(body: z.infer<typeof PayinRequestSchema>):
     | CreateResult
     | { ok: false; code: "VALIDATION_ERROR"; message: string; errors: { field: string; message: string }[] } {
     const currency = findCurrency(body.fiatCurrency)

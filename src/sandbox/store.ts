@@ -1,5 +1,5 @@
 import { randomUUID } from "crypto"
-import type { PayInMethod, PaymentPageConfig, Requisite, Transaction, TransactionStatus } from "../client/schemas"
+import type { PayinMethod, PaymentPageConfig, Requisite, Transaction, TransactionStatus } from "../client/schemas"
 import type { CurrencyEntry, PooledRequisite, RequisitePools } from "./catalog"
 import { ExpiryHeap } from "./heap"
 import { cryptoMicroUnits, feeOf, formatCents, parseRate } from "./money"
@@ -28,7 +28,7 @@ export interface TxRecord {
   disputeMerchantFiatAmount: string
   disputeTraderFiatAmount: string
   requisite: Requisite & { sbpNumber: string | null }
-  method: PayInMethod
+  method: PayinMethod
   extra: Record<string, unknown>
   paymentPageConfig: PaymentPageConfig | null
   createdAt: number
@@ -42,7 +42,7 @@ export interface CreateInput {
   range?: { min: number; max: number }
   currency: CurrencyEntry
   bank?: string
-  method?: PayInMethod
+  method?: PayinMethod
   extra: Record<string, unknown>
   paymentPageConfig: PaymentPageConfig | null
 }

@@ -1,6 +1,6 @@
 import { isPayinProvider } from "../provider-id"
 import { fromSessionData } from "./session"
-import type { PayinBanksResponse, PayinState, PayinStatusResponse } from "./types"
+import type { PayinBanksResponse, PayinStatusResponse, ShopperState } from "./types"
 
 /**
  * The checkout's pay-in logic, framework-neutral and pure, so a storefront's payment step stays
@@ -80,7 +80,7 @@ export function payinSessionData(
 }
 
 /** Pay-in states that can no longer be paid. */
-const UNPAID: readonly PayinState[] = ["expired", "canceled", "failed"]
+const UNPAID: readonly ShopperState[] = ["expired", "canceled", "failed"]
 
 type SessionLike = { provider_id?: string | null; data?: Record<string, unknown> | null } | null | undefined
 

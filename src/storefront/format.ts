@@ -1,112 +1,10 @@
 /**
- * Money and requisite formatting for display, and the raw values copy buttons put on the
- * clipboard. Amounts stay decimal strings end to end: `Intl` only tells us how the locale writes
- * numbers, the digits always come from the string itself.
+ * Requisite formatting for display, and the raw values copy buttons put on the clipboard.
+ * Amounts are formatted by the money module (src/money), whose formatAmount the kit exports.
  */
+import { splitDecimal } from "../money/decimal"
 
-const DECIMAL = /^([+-])?(\d+)(?:\.(\d+))?$/
-
-type NumberShape = {
-  /** The formatted amount with `\u0000` where the number goes (sign and currency around it). */
-  positive: string
-  negative: string
-  decimal: string
-  group: string
-  primaryGroup: number
-  secondaryGroup: number
-  /** Digits the integer part needs beyond the first group before the locale groups at all. */
-  minGrouping: number
-}
-
-const SLOT = "\u0000"
-const NUMBER_PARTS = new Set(["integer", "group", "decimal", "fraction"])
-const shapes = new Map<string, NumberShape>()
-
-function template(parts: Intl.NumberFormatPart[]): string {
-  let out = ""
-  let placed = false
-  for (const part of parts) {
-    if (NUMBER_PARTS.has(part.type)) {
-      if (!placed) out += SLOT
-      placed = true
-    } else {
-      out += part.value
-    }
-  }
-  return out
-}
-
-function safeLocale(locale: string): string {
-  try {
-    return Intl.NumberFormat.supportedLocalesOf(locale).length ? locale : "en"
-  } catch {
-    return "en"
-  }
-}
-
-function numberShape(locale: string, currency: string): NumberShape {
-  const key = `${locale}|${currency}`
-  const cached = shapes.get(key)
-  if (cached) return cached
-  const loc = safeLocale(locale)
-  const validCurrency = /^[A-Z]{3}$/.test(currency)
-  // Fixed 2 fraction digits so the sample always shows a decimal separator (even for JPY);
-  // Latin digits so what is shown is what a shopper types into a banking app.
-  const format = new Intl.NumberFormat(loc, {
-    ...(validCurrency ? { style: "currency" as const, currency } : {}),
-    minimumFractionDigits: 2,
-    maximumFractionDigits: 2,
-    numberingSystem: "latn",
-  })
-  const sample = format.formatToParts(1234567.89)
-  const integers = sample.filter((p) => p.type === "integer").map((p) => p.value)
-  const shape: NumberShape = {
-    positive: template(sample),
-    negative: template(format.formatToParts(-1234567.89)),
-    decimal: sample.find((p) => p.type === "decimal")?.value ?? ".",
-    group: sample.find((p) => p.type === "group")?.value ?? "",
-    primaryGroup: integers.length > 1 ? integers[integers.length - 1].length : 3,
-    secondaryGroup: integers.length > 2 ? integers[integers.length - 2].length : 3,
-    // Some locales (es, pl) leave 4-digit numbers ungrouped: 1234 but 12 345.
-    minGrouping: format.formatToParts(1234.5).some((p) => p.type === "group") ? 1 : 2,
-  }
-  if (!validCurrency) {
-    shape.positive += currency ? ` ${currency}` : ""
-    shape.negative += currency ? ` ${currency}` : ""
-  }
-  shapes.set(key, shape)
-  return shape
-}
-
-function groupDigits(digits: string, shape: NumberShape): string {
-  if (!shape.group || digits.length < shape.primaryGroup + shape.minGrouping) return digits
-  const groups = [digits.slice(-shape.primaryGroup)]
-  let rest = digits.slice(0, -shape.primaryGroup)
-  while (rest.length > shape.secondaryGroup) {
-    groups.unshift(rest.slice(-shape.secondaryGroup))
-    rest = rest.slice(0, -shape.secondaryGroup)
-  }
-  if (rest) groups.unshift(rest)
-  return groups.join(shape.group)
-}
-
-/**
- * Formats a decimal amount string for display in the shopper's locale, digit for digit:
- * `formatAmount("1790.00", "RUB", "en")` → `"RUB 1,790.00"`, with `"ru"` → `"1 790,00 ₽"`
- * (with the non-breaking spaces `Intl` uses). The fraction digits are kept as given.
- *
- * @param amount - a decimal string such as `"1790.00"` or `"-5.5"`; anything else is returned as is
- * @param currency - ISO 4217 code (any case); an unknown code is written after the number
- * @param locale - BCP 47 tag (`"en"`, `"ru"`, `"de-DE"`); a malformed tag falls back to `"en"`
- */
-export function formatAmount(amount: string, currency: string, locale = "en"): string {
-  const match = typeof amount === "string" ? DECIMAL.exec(amount.trim()) : null
-  if (!match) return amount
-  const shape = numberShape(locale, String(currency ?? "").trim().toUpperCase())
-  const integer = match[2].replace(/^0+(?=\d)/, "")
-  const number = groupDigits(integer, shape) + (match[3] ? shape.decimal + match[3] : "")
-  return (match[1] === "-" ? shape.negative : shape.positive).split(SLOT).join(number)
-}
+export { formatAmount } from "../money/display"
 
 /** What a requisite number is, judged by the method and, when that is unknown, by its look. */
 export type RequisiteKind = "card" | "account" | "phone" | "link" | "other"
@@ -222,8 +120,8 @@ export function formatRequisite(number: string, method: string | null | undefine
 export function copyValue(value: string, kind: "amount" | "sbp" | string | null | undefined): string {
   const trimmed = String(value ?? "").trim()
   if (kind === "amount") {
-    const match = DECIMAL.exec(trimmed.replace(/\s/g, ""))
-    return match ? `${match[1] === "-" ? "-" : ""}${match[2]}${match[3] ? `.${match[3]}` : ""}` : trimmed
+    const parts = splitDecimal(trimmed.replace(/\s/g, ""))
+    return parts ? `${parts.negative ? "-" : ""}${parts.integer}${parts.fraction ? `.${parts.fraction}` : ""}` : trimmed
   }
   const type = kind === "sbp" ? "phone" : requisiteKind(trimmed, kind)
   switch (type) {

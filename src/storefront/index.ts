@@ -3,13 +3,13 @@
  * instructions (no React here, usable from Vue, Svelte or plain scripts). React components live
  * in `medusa-plugin-payin/storefront/react`.
  */
-export { FINAL_PAYIN_STATES } from "./types"
+export { FINAL_SHOPPER_STATES } from "./types"
 export type {
   PayinBankOption,
   PayinBanksResponse,
   PayinOrderView,
   PayinRequisiteView,
-  PayinState,
+  ShopperState,
   PayinStatusResponse,
   PayinStatusView,
   PayinStoreError,

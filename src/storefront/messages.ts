@@ -1,5 +1,6 @@
-import type { PayinState } from "./types"
+import type { ShopperState } from "./types"
 import { requisiteKind } from "./format"
+import { appendCode } from "../error-code"
 
 /**
  * Everything the payment instructions say, in English and Russian. Override any entry with
@@ -159,7 +160,7 @@ const RU_ERRORS: Record<string, string> = {
   payin_amount_mismatch: "Не удалось начать оплату на эту сумму. Попробуйте ещё раз или выберите другой способ оплаты.",
   payin_too_many_attempts: "Слишком много попыток начать оплату. Используйте уже полученные реквизиты или попробуйте через несколько минут.",
 }
-const withCodeText = (text: string, code: string | null) => (code ? `${text} (${code})` : text)
+const withCodeText = (text: string, code: string | null) => (code ? appendCode(text, code) : text)
 
 const en: Messages = {
   title: "Payment instructions",
@@ -338,7 +339,7 @@ export function getMessages(locale: string = "en", overrides?: Partial<Messages>
 }
 
 /** What the shopper is told about a pay-in state (the status line). */
-export function stateText(state: PayinState, messages: Messages): string {
+export function stateText(state: ShopperState, messages: Messages): string {
   switch (state) {
     case "pending":
       return messages.statePending

@@ -1,11 +1,11 @@
-import { shopperStateOf } from "../status"
-import { FINAL_PAYIN_STATES, type PayinRequisiteView, type PayinState, type PayinStatusView } from "./types"
+import { isFinalShopperState, shopperStateOf, type ShopperState } from "../status"
+import type { PayinRequisiteView, PayinStatusView } from "./types"
 
 export { isPayinProvider } from "../provider-id"
 
 const str = (value: unknown): string | null => (typeof value === "string" && value ? value : null)
 
-function stateOf(data: Record<string, unknown>): PayinState {
+function stateOf(data: Record<string, unknown>): ShopperState {
   const status = str(data.payin_status)
   const state = shopperStateOf(status)
   if (state === "paid" || state === "failed" || state === "expired") return state
@@ -40,7 +40,7 @@ export function fromSessionData(
 ): PayinStatusView {
   const d = data ?? {}
   const state = stateOf(d)
-  const final = FINAL_PAYIN_STATES.includes(state)
+  const final = isFinalShopperState(state)
   const expiresAt = str(d.expires_at)
   const expires = expiresAt ? Date.parse(expiresAt) : NaN
   return {

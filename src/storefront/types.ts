@@ -4,13 +4,11 @@
  * status vocabulary only, so the server and browser bundles can both import it.
  */
 
-import { FINAL_SHOPPER_STATES, type ShopperState } from "../status"
+import type { ShopperState } from "../status"
 
-/** What the shopper should be told (see `SHOPPER_STATES` in src/status.ts, the one owner). */
-export type PayinState = ShopperState
-
-/** States after which nothing changes for the shopper: polling stops. */
-export const FINAL_PAYIN_STATES: readonly PayinState[] = FINAL_SHOPPER_STATES
+// What the shopper is told (`ShopperState`) and when it is final (`FINAL_SHOPPER_STATES`) are
+// src/status.ts's: the kit re-exports them under the same names.
+export { FINAL_SHOPPER_STATES, type ShopperState } from "../status"
 
 export type PayinRequisiteView = {
   bank: string
@@ -26,7 +24,7 @@ export type PayinStatusView = {
   provider_id: string
   /** The service's transaction id (null while it is being created). */
   payin_id: string | null
-  state: PayinState
+  state: ShopperState
   /** The service's own status: active, closed, canceled, dispute, checking, re_calculation (or creating/failed). */
   service_status: string
   final: boolean

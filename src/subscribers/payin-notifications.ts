@@ -1,5 +1,5 @@
 import { SubscriberArgs, SubscriberConfig } from "@medusajs/framework"
-import { PAYIN_EVENTS } from "../modules/payin/events"
+import { PAYIN_EVENTS } from "../modules/payin/ledger/events"
 import { NotifyResult, notifyCaptured, notifyExpired, notifyOrderPlaced, notifyPaymentCaptured } from "../notifications/notify"
 
 /**

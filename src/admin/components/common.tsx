@@ -2,10 +2,11 @@
 import { Badge, StatusBadge, Text, Tooltip } from "@medusajs/ui"
 import type { ReactNode } from "react"
 import { useTranslation } from "react-i18next"
-import type { Source, Status } from "../lib/api"
-import { KNOWN_FLAGS } from "../lib/api"
+import { formatAmountWithCode } from "../../money/display"
+import { PAYIN_FLAGS, type LedgerStatus } from "../../status"
+import type { OptionSource } from "../lib/api"
 
-const STATUS_COLORS: Record<string, "green" | "red" | "blue" | "orange" | "grey" | "purple"> = {
+const STATUS_COLORS: Record<LedgerStatus, "green" | "red" | "blue" | "orange" | "grey" | "purple"> = {
   creating: "grey",
   failed: "red",
   active: "blue",
@@ -16,17 +17,17 @@ const STATUS_COLORS: Record<string, "green" | "red" | "blue" | "orange" | "grey"
   re_calculation: "purple",
 }
 
-export function PayinStatus({ status, testId }: { status: Status | string; testId?: string }) {
+export function PayinStatus({ status, testId }: { status: LedgerStatus | string; testId?: string }) {
   const { t } = useTranslation()
   return (
-    <StatusBadge color={STATUS_COLORS[status] ?? "grey"} data-testid={testId} data-status={status}>
+    <StatusBadge color={STATUS_COLORS[status as LedgerStatus] ?? "grey"} data-testid={testId} data-status={status}>
       {t(`payin.status.${status}`, { defaultValue: status })}
     </StatusBadge>
   )
 }
 
 export function flagLabel(t: (key: string, options?: Record<string, unknown>) => string, name: string): string {
-  return KNOWN_FLAGS.includes(name) ? t(`payin.flags.${name}`) : t("payin.flags.other", { name })
+  return (PAYIN_FLAGS as readonly string[]).includes(name) ? t(`payin.flags.${name}`) : t("payin.flags.other", { name })
 }
 
 export function Flags({ flags, testId }: { flags: Record<string, unknown> | null; testId?: string }) {
@@ -46,7 +47,7 @@ export function Flags({ flags, testId }: { flags: Record<string, unknown> | null
   )
 }
 
-export function SourceBadge({ source, field }: { source: Source | null | undefined; field: string }) {
+export function SourceBadge({ source, field }: { source: OptionSource | null | undefined; field: string }) {
   const { t } = useTranslation()
   if (!source) return null
   const color = source === "admin" ? "blue" : source === "default" ? "grey" : "purple"
@@ -67,9 +68,10 @@ export function formatDate(value: string | null | undefined, language: string): 
     : date.toLocaleString(language === "ru" ? "ru-RU" : "en-GB", { dateStyle: "medium", timeStyle: "medium" })
 }
 
+/** An amount with its currency code ("1790.00 RUB"), "—" when there is none. */
 export function formatAmount(amount: string | null | undefined, currency: string | null | undefined): string {
   if (amount === null || amount === undefined || amount === "") return "—"
-  return `${amount} ${(currency ?? "").toUpperCase()}`.trim()
+  return formatAmountWithCode(amount, currency ?? "")
 }
 
 /** A label/value row of a definition list. */

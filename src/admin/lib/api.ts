@@ -1,6 +1,18 @@
-import { LEDGER_STATUSES, PAYIN_FLAGS, type LedgerStatus } from "../../status"
 // Typed access to the plugin's admin API (/admin/payin/...) with the dashboard's react-query.
+// The settings' shapes are the option schemas' (type-only imports: nothing of the module is
+// bundled into the admin).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
+import type { PayinPluginOptions, PayinProviderOptions } from "../../modules/payin/settings/options"
+import type { CONFIG_ONLY_FIELDS, OptionSource } from "../../modules/payin/settings/overrides"
+import type { LedgerStatus } from "../../status"
+import type { FieldPath } from "./settings-form"
+
+export type { OptionSource }
+
+/** The fields the admin sets on a provider instance: every option but the config-only ones. */
+export type ProviderFieldPath = FieldPath<Omit<PayinProviderOptions, (typeof CONFIG_ONLY_FIELDS)[number]>>
+/** The plugin-wide fields: every plugin option. */
+export type PluginFieldPath = FieldPath<PayinPluginOptions>
 
 declare const __BACKEND_URL__: string | undefined
 
@@ -40,46 +52,17 @@ export async function adminFetch<T>(path: string, init: { method?: string; body?
   return json as T
 }
 
-export type Source = "admin" | "config" | "env" | "default"
-export type PayinMethod = "account" | "card" | "deeplink" | "link" | "phone_number" | "qr" | "quasi" | "mobile_comm"
-export const METHODS: PayinMethod[] = ["account", "card", "deeplink", "link", "phone_number", "qr", "quasi", "mobile_comm"]
-export const STATUSES = LEDGER_STATUSES
-export type Status = LedgerStatus
-export const KNOWN_FLAGS: readonly string[] = PAYIN_FLAGS
-
-export type ProviderValues = {
-  baseUrl: string | null
-  timeoutMs: number
-  signRequests: boolean
-  paymentPage: { successUrl?: string; failureUrl?: string; supportLink?: string; locale?: string }
-  allowedRedirectOrigins: string[]
-  allowedMethods: PayinMethod[]
-  allowedBanks: string[]
-  amountPolicy: { mode: "fixed" | "range"; tolerancePercent: number }
-  paymentWindowSeconds: number
-  manualRefunds: boolean
-  cancelUnpaidOrdersOnExpiry: boolean
-  notifications: NotificationValues
-}
-
-/** Shopper notifications through Medusa's Notification Module (README "Notifications"). */
-export type NotificationValues = {
-  enabled: boolean
-  channel: string
-  instructionsTemplate: string
-  paidTemplate: string
-  expiredTemplate: string
-  orderStatusUrl?: string
-}
+/** A provider instance's effective options as the API answers them: never the key, nor the instance id. */
+export type ProviderValues = Omit<PayinProviderOptions, "apiKey" | "id" | "baseUrl"> & { baseUrl: string | null }
 
 export type ProviderSettings = {
   id: string
   provider_id: string
   webhook_path: string
   webhook_url: string
-  api_key: { set: boolean; last4: string | null; masked: string | null; source: Source | null; updated_at: string | null; error: string | null }
+  api_key: { set: boolean; last4: string | null; masked: string | null; source: OptionSource | null; updated_at: string | null; error: string | null }
   values: ProviderValues
-  sources: Record<string, Source | null>
+  sources: Record<string, OptionSource | null>
   overrides: Record<string, unknown>
   configured: boolean
   /** Sent back with every save: a stale one is refused (409) instead of undoing another admin's change. */
@@ -88,8 +71,8 @@ export type ProviderSettings = {
 }
 
 export type PluginSettings = {
-  values: { reconcileIntervalSeconds: number; reconcileAfterSeconds: number; reconcileConcurrency: number; effectRetryLimit: number; lockTtlSeconds: number; webhookRetentionDays: number; webhookCounterRetentionDays: number; pruneBatchSize: number }
-  sources: Record<string, Source>
+  values: PayinPluginOptions
+  sources: Record<string, OptionSource>
   overrides: Record<string, unknown>
   revision: number
 }
@@ -145,7 +128,7 @@ export type TransactionRow = {
   provider_id: string
   service_id: string | null
   session_id: string | null
-  status: Status
+  status: LedgerStatus
   amount: string
   currency_code: string
   fiat_amount: string | null

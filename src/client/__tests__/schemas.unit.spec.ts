@@ -4,7 +4,7 @@ import {
   CurrencyListSchema,
   ErrorBodySchema,
   hasAtMostTwoDecimals,
-  PayInRequestSchema,
+  PayinRequestSchema,
   TransactionSchema,
 } from "../schemas"
 
@@ -71,28 +71,28 @@ describe("response schemas are tolerant", () => {
 
 describe("pay-in request schema is strict about what it needs", () => {
   it("requires exactly one of fiatAmount and fiatAmountRange", () => {
-    expect(PayInRequestSchema.safeParse({ fiatAmount: 10, fiatCurrency: "RUB" }).success).toBe(true)
-    expect(PayInRequestSchema.safeParse({ fiatAmountRange: { min: 10, max: 20 }, fiatCurrency: "RUB" }).success).toBe(true)
-    expect(PayInRequestSchema.safeParse({ fiatCurrency: "RUB" }).success).toBe(false)
-    expect(PayInRequestSchema.safeParse({ fiatAmount: 10, fiatAmountRange: { min: 10, max: 20 }, fiatCurrency: "RUB" }).success).toBe(false)
-    expect(PayInRequestSchema.safeParse({ fiatAmountRange: { min: 30, max: 20 }, fiatCurrency: "RUB" }).success).toBe(false)
+    expect(PayinRequestSchema.safeParse({ fiatAmount: 10, fiatCurrency: "RUB" }).success).toBe(true)
+    expect(PayinRequestSchema.safeParse({ fiatAmountRange: { min: 10, max: 20 }, fiatCurrency: "RUB" }).success).toBe(true)
+    expect(PayinRequestSchema.safeParse({ fiatCurrency: "RUB" }).success).toBe(false)
+    expect(PayinRequestSchema.safeParse({ fiatAmount: 10, fiatAmountRange: { min: 10, max: 20 }, fiatCurrency: "RUB" }).success).toBe(false)
+    expect(PayinRequestSchema.safeParse({ fiatAmountRange: { min: 30, max: 20 }, fiatCurrency: "RUB" }).success).toBe(false)
   })
 
   it("validates method, currency code, URLs and payer info types", () => {
-    expect(PayInRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "RUB", method: "sbp" }).success).toBe(false)
-    expect(PayInRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "rub", method: "mobile_comm" }).success).toBe(true)
-    expect(PayInRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "RU" }).success).toBe(false)
-    expect(PayInRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "RUB", paymentPageConfig: { success_redirect: "javascript:x" } }).success).toBe(false)
-    expect(PayInRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "RUB", paymentPageConfig: { supportLink: "tel:+79160000000" } }).success).toBe(true)
-    expect(PayInRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "RUB", extra: { payerInfo: { fingerprint: "not hex" } } }).success).toBe(false)
-    expect(PayInRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "RUB", extra: { payerInfo: { registeredAt: 1.5 } } }).success).toBe(false)
+    expect(PayinRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "RUB", method: "sbp" }).success).toBe(false)
+    expect(PayinRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "rub", method: "mobile_comm" }).success).toBe(true)
+    expect(PayinRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "RU" }).success).toBe(false)
+    expect(PayinRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "RUB", paymentPageConfig: { success_redirect: "javascript:x" } }).success).toBe(false)
+    expect(PayinRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "RUB", paymentPageConfig: { supportLink: "tel:+79160000000" } }).success).toBe(true)
+    expect(PayinRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "RUB", extra: { payerInfo: { fingerprint: "not hex" } } }).success).toBe(false)
+    expect(PayinRequestSchema.safeParse({ fiatAmount: 1, fiatCurrency: "RUB", extra: { payerInfo: { registeredAt: 1.5 } } }).success).toBe(false)
   })
 
   it("accepts exactly the amounts with at most two fraction digits", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 100_000_000_000 }), (cents) => {
         expect(hasAtMostTwoDecimals(cents / 100)).toBe(true)
-        expect(PayInRequestSchema.safeParse({ fiatAmount: cents / 100, fiatCurrency: "RUB" }).success).toBe(true)
+        expect(PayinRequestSchema.safeParse({ fiatAmount: cents / 100, fiatCurrency: "RUB" }).success).toBe(true)
       })
     )
     fc.assert(

@@ -1,6 +1,6 @@
 import { createHmac } from "crypto"
 import fc from "fast-check"
-import { sign, verify } from "../signature"
+import { checkWebhookSignature, sign, verify } from "../signature"
 
 describe("signature", () => {
   it("matches the RFC 4231 HMAC-SHA256 test vector, lower-case hex", () => {
@@ -58,5 +58,56 @@ describe("signature", () => {
         expect(typeof verify(body as string, header as string, key as string)).toBe("boolean")
       })
     )
+  })
+
+  describe("checkWebhookSignature", () => {
+    const key = "merchant-api-key-123"
+    const body = Buffer.from('{"id":"tx","status":"closed"}')
+    const good = createHmac("sha256", key).update(body).digest("hex")
+
+    it("accepts the lower-case hex HMAC-SHA256 of the raw bytes, upper-case hex and surrounding spaces too", () => {
+      expect(checkWebhookSignature(body, good, key)).toBe("ok")
+      expect(checkWebhookSignature(body, good.toUpperCase(), key)).toBe("ok")
+      expect(checkWebhookSignature(body, ` ${good} `, key)).toBe("ok")
+      expect(checkWebhookSignature(body, [good], key)).toBe("ok")
+    })
+
+    it("classifies missing, malformed and mismatching signatures", () => {
+      expect(checkWebhookSignature(body, undefined, key)).toBe("missing")
+      expect(checkWebhookSignature(body, null, key)).toBe("missing")
+      expect(checkWebhookSignature(body, "", key)).toBe("missing")
+      expect(checkWebhookSignature(body, "   ", key)).toBe("missing")
+      expect(checkWebhookSignature(body, ["a", "b"], key)).toBe("missing")
+      expect(checkWebhookSignature(body, [good, good], key)).toBe("missing")
+      expect(checkWebhookSignature(body, "g".repeat(64), key)).toBe("malformed")
+      expect(checkWebhookSignature(body, good.slice(0, 63), key)).toBe("malformed")
+      expect(checkWebhookSignature(body, good + "00", key)).toBe("malformed")
+      expect(checkWebhookSignature(body, `sha256=${good}`, key)).toBe("malformed")
+      expect(checkWebhookSignature(body, good.replace(/^./, good[0] === "0" ? "1" : "0"), key)).toBe("mismatch")
+      expect(checkWebhookSignature(Buffer.from(body.toString() + " "), good, key)).toBe("mismatch")
+      expect(checkWebhookSignature(body, good, "another-key")).toBe("mismatch")
+      expect(checkWebhookSignature(body, good, "")).toBe("mismatch")
+      expect(checkWebhookSignature(undefined, good, key)).toBe("mismatch")
+      expect(checkWebhookSignature(null, good, key)).toBe("mismatch")
+    })
+
+    it("answers what verify answers: ok exactly when verify is true (property)", () => {
+      fc.assert(
+        fc.property(fc.uint8Array(), fc.oneof(fc.string(), fc.constant(good), fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 64, maxLength: 64 })), (bytes, header) => {
+          const result = checkWebhookSignature(Buffer.from(bytes), header, key)
+          expect(["missing", "malformed", "mismatch", "ok"]).toContain(result)
+          expect(result === "ok").toBe(verify(Buffer.from(bytes), header, key))
+        })
+      )
+    })
+
+    it("never throws, whatever it is given (property)", () => {
+      fc.assert(
+        fc.property(fc.anything(), fc.anything(), fc.anything(), (raw, header, anyKey) => {
+          const result = checkWebhookSignature(raw as string, header as string, anyKey as string)
+          expect(["missing", "malformed", "mismatch", "ok"]).toContain(result)
+        })
+      )
+    })
   })
 })

@@ -1,5 +1,5 @@
 import { Module } from "@medusajs/framework/utils"
-import { PAYIN_MODULE } from "../../../medusa-plugin.config"
+import { PAYIN_MODULE } from "./key"
 import verifySettingsLoader from "./loaders/verify-settings"
 import PayinModuleService from "./service"
 

@@ -1,7 +1,7 @@
-import { parseProviderOptions } from "../../modules/payin/options"
-import { applyProviderPatch, providerSources, SettingsValidationError } from "../../modules/payin/settings"
+import { parseProviderOptions } from "../../modules/payin/settings/parse"
+import { applyProviderPatch, providerSources, SettingsValidationError } from "../../modules/payin/settings/overrides"
 import { notificationData, notificationKey, orderCountry, orderStatusUrl, templateOf } from "../data"
-import { fillOrderStatusUrl, orderStatusUrlTemplateError } from "../order-status-url"
+import { fillOrderStatusUrl, orderStatusUrlTemplateError } from "../../modules/payin/settings/order-status-url"
 
 describe("order status URL template", () => {
   it("accepts http(s) URLs with the known placeholders", () => {

@@ -1,6 +1,6 @@
 import type { AuthorizePaymentOutput, PaymentSessionStatus } from "@medusajs/framework/types"
-import type { LedgerRow } from "../../modules/payin/ledger"
-import { capturableAmount, notCapturableReason } from "../../modules/payin/money"
+import type { LedgerRow } from "../../modules/payin/ledger/types"
+import { capturableAmount, notCapturableReason } from "../../money"
 import { sessionStatusOf } from "../../status"
 
 /** What the storefront can tell the shopper about a pay-in that can no longer be paid. */

@@ -1,27 +1,27 @@
-import { MathBN, MedusaError } from "@medusajs/framework/utils"
+import { MedusaError } from "@medusajs/framework/utils"
 import { PayinServiceError } from "../../client/errors"
-import type { PayInRequest } from "../../client/schemas"
-import type { PayinProviderOptions } from "../../modules/payin/options"
+import { MAX_FIAT_AMOUNT, type PayinRequest } from "../../client/schemas"
+import type { PayinProviderOptions } from "../../modules/payin/settings/options"
 import type { InitiatePaymentInput } from "@medusajs/framework/types"
-import { toFiatAmount } from "./amount"
+import { AmountError, type FiatAmount, amountRange, toFiatAmount } from "../../money"
 import type { parseStorefrontData } from "./storefront-data"
 import { payinError } from "./payin-error"
 import { PAYIN_ERROR_CODES } from "../../error-code"
 
 /** The pay-in request for a session: the exact amount (or a range), the shopper's choices, payer data. */
-export function buildPayInRequest(
+export function buildPayinRequest(
   input: InitiatePaymentInput,
   chosen: ReturnType<typeof parseStorefrontData>,
   options: PayinProviderOptions,
   sessionId: string
 ) {
   const currency = input.currency_code.toUpperCase()
-  const fiat = toFiatAmount(input.amount, input.currency_code)
+  const fiat = fiatAmountOf(input)
   const range =
     options.amountPolicy.mode === "range" && options.amountPolicy.tolerancePercent > 0
       ? amountRange(fiat.decimal, options.amountPolicy.tolerancePercent)
       : undefined
-  const request: PayInRequest = {
+  const request: PayinRequest = {
     fiatCurrency: currency,
     ...(range ? { fiatAmountRange: range } : { fiatAmount: fiat.value }),
     ...(chosen.method ? { method: chosen.method } : {}),
@@ -43,9 +43,9 @@ export function buildPayInRequest(
 export function paymentPageConfig(
   chosen: ReturnType<typeof parseStorefrontData>,
   options: PayinProviderOptions
-): PayInRequest["paymentPageConfig"] {
+): PayinRequest["paymentPageConfig"] {
   const page = options.paymentPage
-  const config: NonNullable<PayInRequest["paymentPageConfig"]> = {}
+  const config: NonNullable<PayinRequest["paymentPageConfig"]> = {}
   const success = chosen.success_url ?? page.successUrl
   const failure = chosen.failure_url ?? page.failureUrl
   const locale = chosen.locale ?? page.locale
@@ -56,11 +56,16 @@ export function paymentPageConfig(
   return Object.keys(config).length ? config : undefined
 }
 
-/** fiatAmountRange for the "range" amount policy: from the total up to tolerance% above, in cents. */
-export function amountRange(decimal: string, tolerancePercent: number): { min: number; max: number } {
-  const min = MathBN.convert(decimal)
-  const max = MathBN.mult(min, MathBN.add(1, MathBN.div(tolerancePercent, 100))).decimalPlaces(2, 1 /* ROUND_DOWN */)
-  return { min: Number(min.toFixed(2)), max: Number(max.toFixed(2)) }
+/**
+ * The session amount as the service takes it (src/money's toFiatAmount), or a 400 for the
+ * storefront when the service cannot take it (a currency with 3 fraction digits, zero, too much).
+ */
+export function fiatAmountOf(input: Pick<InitiatePaymentInput, "amount" | "currency_code">): FiatAmount {
+  try {
+    return toFiatAmount(input.amount, input.currency_code, MAX_FIAT_AMOUNT)
+  } catch (error) {
+    throw error instanceof AmountError ? new MedusaError(MedusaError.Types.INVALID_DATA, error.message) : error
+  }
 }
 
 /**

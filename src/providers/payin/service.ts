@@ -1,6 +1,5 @@
 import {
   AuthorizePaymentInput,
-  BigNumberInput,
   AuthorizePaymentOutput,
   CancelPaymentInput,
   CancelPaymentOutput,
@@ -23,29 +22,23 @@ import {
   UpdatePaymentOutput,
   WebhookActionResult,
 } from "@medusajs/framework/types"
-import { AbstractPaymentProvider, MathBN, MedusaError, PaymentActions } from "@medusajs/framework/utils"
-import { PAYIN_MODULE } from "../../../medusa-plugin.config"
-import { PayinServiceError } from "../../client/errors"
-import type { PayInRequest, Transaction } from "../../client/schemas"
-import { capturableAmount, createdMismatch, notCapturableReason } from "../../modules/payin/money"
-import { PayinProviderOptions, PayinProviderOptionsInput, parseProviderOptions } from "../../modules/payin/options"
+import { AbstractPaymentProvider, MedusaError, PaymentActions } from "@medusajs/framework/utils"
+import { PAYIN_MODULE } from "../../modules/payin/key"
+import type { Transaction } from "../../client/schemas"
+import { capturableAmount, createdMismatch, gt, notCapturableReason, parseDecimal, sameAmount, sessionAmount, toPlain } from "../../money"
+import { PayinProviderOptions, PayinProviderOptionsInput } from "../../modules/payin/settings/options"
+import { parseProviderOptions } from "../../modules/payin/settings/parse"
 import type PayinModuleService from "../../modules/payin/service"
 import type { LedgerRow } from "../../modules/payin/service"
 import { PAYIN_PROVIDER_IDENTIFIER, payinProviderId } from "../../provider-id"
 import { LEDGER_ONLY_STATUSES } from "../../status"
 import { CANCELED_MESSAGE, sessionAnswer } from "./answer"
-import { sameAmount } from "./amount"
 import { payinError } from "./payin-error"
-import { buildPayInRequest, toMedusaError } from "./request"
+import { buildPayinRequest, toMedusaError } from "./request"
 import { PayinSessionData, toSessionData } from "./session-data"
-import {
-  CREATION_WINDOW_SECONDS,
-  MAX_CREATIONS_PER_COLLECTION,
-  WantedPayin,
-  isReusable,
-  overCreationCap,
-  reusableCandidates,
-} from "./session-reuse"
+import { type CreationContext, lookUpCreation, recordCreationFailure, refuseOverCreationCap, reuseLivePayin } from "./creation"
+import { capturedWith, collectionOf } from "./payment-records"
+import type { WantedPayin } from "./session-reuse"
 import { CLIENT_CONTEXT_KEY, parseStorefrontData } from "./storefront-data"
 
 type Data = Record<string, unknown>
@@ -104,6 +97,11 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return (await this.payin.settings.providerOptions(this.options_.id, maxAgeMs)) ?? this.options_
   }
 
+  /** What the creation steps (creation.ts) need of this instance. */
+  protected get creation(): CreationContext {
+    return { payin: this.payin, instanceId: this.options_.id, providerId: this.providerId, logger: this.logger }
+  }
+
   /** Refuses a checkout while the instance has no key or base URL (a clear error, nothing sent). */
   protected requireConfigured(options: PayinProviderOptions): void {
     if (!options.apiKey || !options.baseUrl) {
@@ -125,14 +123,14 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
     const options = await this.settings()
     const chosen = parseStorefrontData(data, options)
-    const collectionId = (await this.collectionOf(sessionId)) ?? chosen.client.payment_collection_id ?? null
+    const collectionId = (await collectionOf(this.cradle_, sessionId)) ?? chosen.client.payment_collection_id ?? null
     const siblings = collectionId ? await this.payin.ledger.ofCollections([collectionId]) : []
     if (siblings.some((r) => r.paid_at)) {
       // the money for this payment collection arrived already: new requisites would take it twice
       throw payinError(MedusaError.Types.NOT_ALLOWED,
         "This order is already paid: no new payment details are needed", "payin_already_paid")
     }
-    const { request, fiat, range, currency } = buildPayInRequest(input, chosen, options, sessionId)
+    const { request, fiat, range, currency } = buildPayinRequest(input, chosen, options, sessionId)
     this.requireConfigured(options)
 
     // The same payment asked for again (the storefront re-created the session, the shopper came
@@ -145,12 +143,12 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       method: chosen.method ?? null,
       bank: chosen.bank ?? null,
     }
-    const reused = await this.reuseLivePayin(sessionId, siblings, wanted, options)
+    const reused = await reuseLivePayin(this.creation, sessionId, siblings, wanted, options)
     if (reused) {
       return reused
     }
     if (collectionId) {
-      await this.refuseOverCreationCap(collectionId, null)
+      await refuseOverCreationCap(this.creation, collectionId, null)
     }
 
     // The ledger row is written before the request is sent: the store knows every pay-in it asked
@@ -174,24 +172,23 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     if (collectionId) {
       // counted again with this row in: concurrent requests of one cart all see each other's rows
       // by then (at least one of any two does), so a burst cannot get past the cap
-      await this.refuseOverCreationCap(collectionId, row.id)
+      await refuseOverCreationCap(this.creation, collectionId, row.id)
     }
     let transaction: Transaction
     try {
       // a key rotated from the admin on another process: withClient asks once more with it (a 401 created nothing)
       transaction = await this.payin.settings.withClient(this.options_.id, (client) => client.createPayIn(request, sessionId))
     } catch (error) {
-      await this.recordCreationFailure(row.id, error)
+      await recordCreationFailure(this.creation, row.id, error)
       throw toMedusaError(error, "create the pay-in", this.providerId, this.logger, [options.apiKey])
     }
     const sessionData = toSessionData(transaction, { id: row.id, method: chosen.method }, options.paymentWindowSeconds)
-    const recorded = await this.payin.ledger.recordCreated(row.id, transaction, new Date(sessionData.expires_at))
-    if (recorded) await this.payin.emit(recorded.row, recorded.notices)
+    await this.payin.ledger.recordCreated(row.id, transaction, new Date(sessionData.expires_at))
 
     const mismatch = createdMismatch({ currency, amount: range ? undefined : fiat.value, range }, transaction)
     if (mismatch) {
       // never show the shopper requisites for another amount or currency than the order's
-      await this.payin.flag(row.id, "created_mismatch", { reason: mismatch, requested: range ?? fiat.decimal, currency })
+      await this.payin.ledger.flag(row.id, "created_mismatch", { reason: mismatch, requested: range ?? fiat.decimal, currency })
       this.logger.error(`payin (${this.providerId}): refused pay-in ${transaction.id} of ${sessionId}: ${mismatch}`)
       throw payinError(MedusaError.Types.NOT_ALLOWED,
         "The payment service assigned a different amount or currency. Please try again or choose another payment method.", "payin_amount_mismatch")
@@ -210,7 +207,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
   async updatePayment(input: UpdatePaymentInput): Promise<UpdatePaymentOutput> {
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data)
-    if (row && !sameAmount(String(row.raw_amount?.value ?? row.amount), input.amount, input.currency_code)) {
+    if (row && !sameAmount(sessionAmount(row), input.amount, input.currency_code)) {
       throw payinError(MedusaError.Types.NOT_ALLOWED,
         "The amount of a pay-in cannot change: create a new payment session for the new total", "payin_amount_immutable")
     }
@@ -251,7 +248,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       return { status: "error", data: { ...data, error_message: "The pay-in belongs to another payment provider" } }
     }
     if (!row?.service_id && (!row || (LEDGER_ONLY_STATUSES as readonly string[]).includes(row.status))) {
-      row = (await this.lookUpAtService(data, row)) ?? row
+      row = (await lookUpCreation(this.creation, data, row)) ?? row
     }
     if (!row) {
       return { status: "error", data: { ...data, error_message: "The pay-in could not be found" } }
@@ -286,33 +283,14 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       throw payinError(MedusaError.Types.NOT_ALLOWED,
         `Nothing of this pay-in can be captured: ${notCapturableReason(row)}`, "payin_not_capturable")
     }
-    const total = await this.capturedWith(input.context?.idempotency_key)
-    if (total === null || MathBN.gt(total, capturable)) {
+    const total = await capturedWith(this.cradle_, input.context?.idempotency_key)
+    if (total === null || gt(total, capturable)) {
       throw payinError(MedusaError.Types.NOT_ALLOWED,
         `Only ${capturable} ${row.currency_code.toUpperCase()} of this pay-in arrived: ` +
           (total === null ? "the capture could not be checked against it" : `captures of ${total} would book more`),
         "payin_capture_exceeds_received")
     }
     return { data: { ...data, payin_status: row.status } }
-  }
-
-  /**
-   * The total of the captures of the payment Medusa is capturing, the new one (its id is the
-   * idempotency key Medusa passes) included; null when that capture cannot be found. Read through
-   * the payment module's own capture service: the provider lives in that module.
-   */
-  private async capturedWith(captureId: string | undefined): Promise<string | null> {
-    const captures = this.cradle_.captureService as
-      | {
-          retrieve(id: string, config: { select: string[] }): Promise<{ payment_id?: string }>
-          list(filters: Record<string, unknown>, config: { select: string[] }): Promise<{ raw_amount?: unknown; amount: unknown }[]>
-        }
-      | undefined
-    if (!captureId || !captures) return null
-    const paymentId = (await captures.retrieve(captureId, { select: ["id", "payment_id"] }).catch(() => null))?.payment_id
-    if (!paymentId) return null
-    const all = await captures.list({ payment_id: paymentId }, { select: ["id", "amount", "raw_amount"] })
-    return all.reduce((sum, c) => MathBN.add(sum, (c.raw_amount ?? c.amount) as BigNumberInput), MathBN.convert(0)).toString()
   }
 
   /**
@@ -356,7 +334,11 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
         "No order was placed for this pay-in: a refund is recorded only for a placed order, once the money " +
           "was paid back outside Medusa", "payin_refund_without_order")
     }
-    const amount = MathBN.convert(input.amount).toFixed()
+    const value = parseDecimal(input.amount)
+    if (!value) {
+      throw new MedusaError(MedusaError.Types.INVALID_DATA, "The refund amount is not a number")
+    }
+    const amount = toPlain(value)
     const refund = { amount, at: new Date().toISOString(), mode: "manual" }
     await this.payin.ledger.recordRefund(row.id, refund)
     const refunds = Array.isArray(data.payin_refunds) ? data.payin_refunds : []
@@ -383,87 +365,6 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
   // Helpers
   // -------------------------------------------------------------------------------------------
 
-  /**
-   * Re-shows a live pay-in of the collection for the new session `sessionId` (see isReusable),
-   * re-attached to it in the ledger so that its payment is captured for this session. Null when
-   * there is none (or each one changed under the row lock meanwhile).
-   */
-  private async reuseLivePayin(
-    sessionId: string,
-    siblings: LedgerRow[],
-    wanted: WantedPayin,
-    options: PayinProviderOptions
-  ): Promise<InitiatePaymentOutput | null> {
-    for (const candidate of reusableCandidates(siblings, wanted)) {
-      const row = await this.payin.ledger.reattachSession(candidate.id, candidate.session_id ?? null, sessionId, (r) => isReusable(r, wanted))
-      if (!row) continue
-      const tx = row.service_data as unknown as Transaction
-      const expiresAt = row.expires_at instanceof Date ? row.expires_at.toISOString() : new Date(String(row.expires_at)).toISOString()
-      const sessionData = {
-        ...toSessionData(tx, { id: row.id, method: row.method }, options.paymentWindowSeconds),
-        payin_status: row.status,
-        expires_at: expiresAt,
-      }
-      this.logger.info(`payin (${this.providerId}): payment session ${sessionId} shows pay-in ${row.service_id} again (was ${candidate.session_id})`)
-      return {
-        id: row.service_id!,
-        status: "pending",
-        data: { ...sessionData, session_id: sessionId, [CLIENT_CONTEXT_KEY]: undefined } as Data,
-      }
-    }
-    return null
-  }
-
-  /**
-   * Refuses a new pay-in once the collection had MAX_CREATIONS_PER_COLLECTION in the last
-   * CREATION_WINDOW_SECONDS. Before the row is written (`ledgerId` null) nothing is written for a
-   * refused request; after (`ledgerId`), the row counts itself, and a refused one is recorded failed.
-   */
-  private async refuseOverCreationCap(collectionId: string, ledgerId: string | null): Promise<void> {
-    const count = await this.payin.queries.creationsSince(collectionId, CREATION_WINDOW_SECONDS)
-    if (!overCreationCap(count, { including: ledgerId !== null })) {
-      return
-    }
-    const reason = `${count} pay-ins were asked for on payment collection ${collectionId} in the last ${CREATION_WINDOW_SECONDS} s ` +
-      `(at most ${MAX_CREATIONS_PER_COLLECTION})`
-    this.logger.warn(`payin (${this.providerId}): refused a new pay-in: ${reason}`)
-    if (ledgerId) {
-      await this.payin.ledger
-        .recordCreationFailure(ledgerId, `not sent: ${reason}`)
-        .catch((e: unknown) => this.logger.warn(`payin: could not record the refusal on ${ledgerId}: ${String(e)}`))
-    }
-    throw payinError(MedusaError.Types.NOT_ALLOWED,
-      "Too many payment attempts for this cart. Please wait a few minutes, then try again.", "payin_too_many_attempts")
-  }
-
-  private async recordCreationFailure(ledgerId: string, error: unknown): Promise<void> {
-    const message = error instanceof Error ? error.message : String(error)
-    this.logger.warn(`payin: creating the pay-in of ledger row ${ledgerId} failed: ${message}`)
-    if (error instanceof PayinServiceError && error.ambiguous) {
-      // it may exist at the service: the row stays "creating" and reconciliation looks it up by external id
-      return
-    }
-    await this.payin.ledger
-      .recordCreationFailure(ledgerId, message)
-      .catch((e: unknown) => this.logger.warn(`payin: could not record the failure on ${ledgerId}: ${String(e)}`))
-  }
-
-  /**
-   * The payment collection of a session, read through the payment module's own session service
-   * (the provider lives in that module): also for sessions Medusa creates itself, e.g. when
-   * completion's compensation replaces one, where no store request carried the collection id.
-   */
-  private async collectionOf(sessionId: string): Promise<string | null> {
-    try {
-      const sessions = this.cradle_.paymentSessionService as
-        | { retrieve(id: string, config: { select: string[] }): Promise<{ payment_collection_id?: string }> }
-        | undefined
-      return (await sessions?.retrieve(sessionId, { select: ["id", "payment_collection_id"] }))?.payment_collection_id ?? null
-    } catch {
-      return null
-    }
-  }
-
   private async findRow(data: Data): Promise<LedgerRow | null> {
     const ledgerId = typeof data.payin_ledger_id === "string" ? data.payin_ledger_id : undefined
     if (ledgerId) {
@@ -471,28 +372,6 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
     const sessionId = typeof data.session_id === "string" ? data.session_id : undefined
     return sessionId ? this.payin.ledger.findBy("session_id", sessionId) : null
-  }
-
-  /**
-   * Asks the service about a pay-in the ledger has no answer for yet (its creation's outcome is
-   * unknown) and records the answer through the ledger's one writer (history, flags, events).
-   * When the service cannot be reached, the ledger's row stands; reconciliation catches up.
-   */
-  private async lookUpAtService(data: Data, row: LedgerRow | null): Promise<LedgerRow | null> {
-    const externalId = row?.session_id ?? (typeof data.session_id === "string" ? data.session_id : null)
-    try {
-      const transaction = await this.payin.settings.withClient(this.options_.id, (client) => client.lookUp({ externalId }))
-      if (transaction && row) {
-        return (await this.payin.recordStatus(row.id, transaction, "authorize", (r) => r.provider_id === this.providerId)).row
-      }
-    } catch (error) {
-      this.logger.warn(
-        `payin: lookup of ${externalId} failed, using the ledger's last known state: ${
-          error instanceof Error ? error.message : String(error)
-        }`
-      )
-    }
-    return row
   }
 }
 

@@ -1,5 +1,5 @@
-import type { LedgerRow } from "../../modules/payin/ledger"
-import { sameAmount } from "./amount"
+import type { LedgerRow } from "../../modules/payin/ledger/types"
+import { sameAmount, sessionAmount } from "../../money"
 
 /**
  * Every new payment session of a payment collection used to create a pay-in at the service, and
@@ -44,7 +44,7 @@ export function isReusable(row: LedgerRow, wanted: WantedPayin, now = Date.now()
   const expires = time(row.expires_at)
   if (!Number.isFinite(expires) || expires - now <= REUSE_MIN_SECONDS_LEFT * 1000) return false
   if (row.currency_code.toLowerCase() !== wanted.currencyCode.toLowerCase()) return false
-  if (!sameAmount(String(row.raw_amount?.value ?? row.amount), wanted.amount, wanted.currencyCode)) return false
+  if (!sameAmount(sessionAmount(row), wanted.amount, wanted.currencyCode)) return false
   if (wanted.method && row.method !== wanted.method) return false
   if (wanted.bank && row.bank !== wanted.bank) return false
   return true

@@ -1,6 +1,6 @@
 import { MedusaError } from "@medusajs/framework/utils"
 import { z } from "zod"
-import { PayinProviderOptions } from "../../../medusa-plugin.config"
+import { PayinProviderOptions } from "../../modules/payin/settings/options"
 import { PAYIN_METHODS } from "../../client/schemas"
 import { payinError } from "./payin-error"
 

@@ -21,12 +21,18 @@ describe("package entries", () => {
   it("keeps the helpers free of React and of server code", () => {
     for (const { file, text } of sources(KIT)) {
       for (const spec of imports(text)) {
-        // besides its own files: the shared status vocabulary and provider id, which import nothing
-        expect([file, spec]).toEqual([file, expect.stringMatching(/^(\.\/[\w-]+|qrcode-generator|\.\.\/status|\.\.\/provider-id|\.\.\/error-code)$/)])
+        // besides its own files: the shared status vocabulary, provider id and error codes, which
+        // import nothing, and the money module (src/money), which imports only itself and the status
+        expect([file, spec]).toEqual([file, expect.stringMatching(/^(\.\/[\w-]+|qrcode-generator|\.\.\/status|\.\.\/provider-id|\.\.\/error-code|\.\.\/money\/[\w-]+)$/)])
       }
     }
     for (const shared of ["status.ts", "provider-id.ts", "error-code.ts"]) {
       expect([shared, imports(readFileSync(join(KIT, "..", shared), "utf8"))]).toEqual([shared, []])
+    }
+    for (const { file, text } of sources(join(KIT, "..", "money"))) {
+      for (const spec of imports(text)) {
+        expect([file, spec]).toEqual([file, expect.stringMatching(/^(\.\/[\w-]+|\.\.\/status)$/)])
+      }
     }
   })
 

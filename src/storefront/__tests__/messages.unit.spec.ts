@@ -1,7 +1,7 @@
 import { getMessages, payinMessages, requisiteLabels, stateText } from "../messages"
-import type { PayinState } from "../types"
+import type { ShopperState } from "../types"
 
-const STATES: PayinState[] = ["pending", "awaiting_payment", "in_review", "paid", "expired", "canceled", "failed"]
+const STATES: ShopperState[] = ["pending", "awaiting_payment", "in_review", "paid", "expired", "canceled", "failed"]
 
 describe("payinMessages", () => {
   it("has every English entry in Russian too, none empty", () => {

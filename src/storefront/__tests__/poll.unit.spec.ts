@@ -1,10 +1,10 @@
 import { pollPayinStatus } from "../poll"
-import type { PayinState, PayinStatusResponse, PayinStatusView } from "../types"
+import type { ShopperState, PayinStatusResponse, PayinStatusView } from "../types"
 
 const T0 = Date.parse("2025-03-01T12:00:00.000Z")
 const HOUR = 3_600_000
 
-function response(state: PayinState | null, over: { expiresAt?: number; paymentStatus?: string; final?: boolean; serverAheadMs?: number } = {}): PayinStatusResponse {
+function response(state: ShopperState | null, over: { expiresAt?: number; paymentStatus?: string; final?: boolean; serverAheadMs?: number } = {}): PayinStatusResponse {
   const payin: PayinStatusView | null = state
     ? {
         provider_id: "pp_payin_payin",
@@ -211,7 +211,7 @@ describe("pollPayinStatus", () => {
   })
 
   it("after a final state, refresh fetches once more and resumes only if no longer final", async () => {
-    const states: PayinState[] = ["expired", "expired", "awaiting_payment"]
+    const states: ShopperState[] = ["expired", "expired", "awaiting_payment"]
     const { times, fetchStatus } = recorder((i) => response(states[Math.min(i, 2)]))
     const poller = pollPayinStatus(fetchStatus, { onUpdate: () => {} })
     await jest.advanceTimersByTimeAsync(10_000)

@@ -7,7 +7,7 @@
  */
 // Named re-exports, not `export *`: Next.js refuses `export *` in a client boundary.
 export {
-  FINAL_PAYIN_STATES,
+  FINAL_SHOPPER_STATES,
   formatAmount,
   formatRequisite,
   copyValue,
@@ -46,7 +46,7 @@ export type {
   PayinBanksResponse,
   PayinOrderView,
   PayinRequisiteView,
-  PayinState,
+  ShopperState,
   PayinStatusResponse,
   PayinStatusView,
   PayinStoreError,

@@ -4,7 +4,7 @@ import { formatDuration } from "../countdown"
 import { copyValue, formatAmount, formatRequisite } from "../format"
 import { paymentLinks, qrPayload, safePaymentPageUrl } from "../links"
 import { getMessages, requisiteLabels, stateText, type Messages, type PayinLocale } from "../messages"
-import { FINAL_PAYIN_STATES, type PayinOrderView, type PayinStatusView } from "../types"
+import { FINAL_SHOPPER_STATES, type PayinOrderView, type PayinStatusView } from "../types"
 import { CopyButton, type CopyTarget } from "./copy-button"
 import { QrCode } from "./qr-code"
 import { PAYIN_CSS } from "./styles"
@@ -86,7 +86,7 @@ function Outcome({ payin, locale, messages: m }: { payin: PayinStatusView; local
 export function PayinInstructions(props: PayinInstructionsProps) {
   const { payin, order, locale = "en", clockOffsetMs = 0, onExpire, actions, notice, className, unstyled, nonce } = props
   const m = useMemo(() => getMessages(locale, props.messages), [locale, props.messages])
-  const final = payin.final || FINAL_PAYIN_STATES.includes(payin.state)
+  const final = payin.final || FINAL_SHOPPER_STATES.includes(payin.state)
   const awaiting = !final && payin.state === "awaiting_payment"
   const expiresAt = awaiting && payin.expires_at && Number.isFinite(Date.parse(payin.expires_at)) ? payin.expires_at : null
   const left = useCountdown(expiresAt, clockOffsetMs, onExpire)

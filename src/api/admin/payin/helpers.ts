@@ -1,19 +1,15 @@
 import { MedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { MedusaError } from "@medusajs/framework/utils"
-import { payinProviderId } from "../../../../medusa-plugin.config"
+import { payinProviderId } from "../../../provider-id"
 import { isDisputeStatus } from "../../../status"
 import { PayinServiceError } from "../../../client/errors"
 import type PayinModuleService from "../../../modules/payin/service"
 import type { LedgerRow } from "../../../modules/payin/service"
-import { type EffectiveProviderSettings, SettingsConflictError } from "../../../modules/payin/settings-store"
-import { ENCRYPTION_ENV } from "../../../modules/payin/secrets"
-import { SettingsValidationError } from "../../../modules/payin/settings"
+import { type EffectiveProviderSettings, SettingsConflictError } from "../../../modules/payin/settings/store"
+import { ENCRYPTION_ENV } from "../../../modules/payin/settings/secrets"
+import { SettingsValidationError } from "../../../modules/payin/settings/overrides"
 import { invalid, notFound, payinModule } from "../../utils"
 import { webhookBaseUrl } from "../../hooks/payin/webhook-url"
-
-// The generic helpers live in src/api/utils.ts (shared with the store routes); the admin routes
-// keep importing them from here.
-export { invalid, notFound, parseOr400, payinModule } from "../../utils"
 
 /** Runs a settings change; validation errors become 400s naming the field. */
 export async function settingsChange<T>(res: MedusaResponse, fn: () => Promise<T>): Promise<T | null> {

@@ -1,5 +1,6 @@
-import { OPEN_SHOPPER_STATES, isFinalShopperState, shopperStateOf } from "../../../status"
-import type { PayinRequisiteView, PayinState, PayinStatusView } from "../../../storefront/types"
+import { decimal2, sessionAmount } from "../../../money"
+import { OPEN_SHOPPER_STATES, isFinalShopperState, shopperStateOf, type ShopperState } from "../../../status"
+import type { PayinRequisiteView, PayinStatusView } from "../../../storefront/types"
 
 /**
  * A ledger row as the shopper may see it (pure). Only the fields of PayinStatusView leave the
@@ -41,17 +42,15 @@ export type StatusRow = {
  */
 export function payinState(
   row: Pick<StatusRow, "status" | "store_canceled_at" | "session_deleted_at"> & { paid_at?: unknown }
-): PayinState {
+): ShopperState {
   return shopperStateOf(row.status, {
     paid: Boolean(row.paid_at),
     endedByStore: Boolean(row.store_canceled_at || row.session_deleted_at),
   })
 }
 
-export const isFinalState = isFinalShopperState
-
 /** Whole seconds until `expiresAt` (0 when over, unknown, or the pay-in is not awaiting payment). */
-export function secondsLeft(state: PayinState, expiresAt: Date | string | null, now: Date): number {
+export function secondsLeft(state: ShopperState, expiresAt: Date | string | null, now: Date): number {
   const expires = toDate(expiresAt)
   if (state !== "awaiting_payment" || !expires) return 0
   return Math.max(0, Math.floor((expires.getTime() - now.getTime()) / 1000))
@@ -85,10 +84,10 @@ export function toStatusView(row: StatusRow, context: StatusViewContext): PayinS
   // What the shopper was asked to transfer: the service's amount (with a fiatAmountRange it picks
   // one inside the range, so not necessarily the order total), as first assigned; the session
   // total while the service has not answered yet.
-  const sessionAmount = decimal2(row.raw_amount?.value ?? row.amount)
+  const session = decimal2(sessionAmount(row))
   const fiat = decimal2(row.fiat_amount)
   const amount =
-    decimal2(context.originalFiatAmount) ?? (recalculated ? (sessionAmount ?? fiat) : (fiat ?? sessionAmount))
+    decimal2(context.originalFiatAmount) ?? (recalculated ? (session ?? fiat) : (fiat ?? session))
   return {
     provider_id: row.provider_id,
     payin_id: row.service_id ?? null,
@@ -96,7 +95,7 @@ export function toStatusView(row: StatusRow, context: StatusViewContext): PayinS
     service_status: row.status,
     // final once the state is and the store has done what it asks for the order (a paid pay-in's
     // capture): a client that stops polling then has the order's final payment status too
-    final: isFinalState(state) && !effectStillPending(row, context.effectRetryLimit),
+    final: isFinalShopperState(state) && !effectStillPending(row, context.effectRetryLimit),
     amount: amount ?? "0.00",
     currency: String(text(row.fiat_currency) ?? row.currency_code).toUpperCase(),
     // what the service reports received, when it differs from what was asked (or was recalculated)
@@ -136,22 +135,4 @@ function toDate(value: unknown): Date | null {
 
 function iso(value: unknown): string | null {
   return toDate(value)?.toISOString() ?? null
-}
-
-/** A decimal amount as a 2-decimal string ("1790.00"); null when absent or not a number. */
-export function decimal2(value: unknown): string | null {
-  if (value === null || value === undefined || value === "") return null
-  const s = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim() : null
-  if (s === null || !/^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(s)) {
-    return null
-  }
-  if (/e/i.test(s)) {
-    return Number(s).toFixed(2)
-  }
-  // exact decimal arithmetic on the digits: round half up at 2 fraction digits
-  const negative = s.startsWith("-")
-  const [int, frac = ""] = s.replace(/^-/, "").split(".")
-  const cents = BigInt(int + (frac + "00").slice(0, 2)) + (Number(frac[2] ?? "0") >= 5 ? 1n : 0n)
-  const digits = cents.toString().padStart(3, "0")
-  return `${negative && cents !== 0n ? "-" : ""}${digits.slice(0, -2)}.${digits.slice(-2)}`
 }

@@ -1,5 +1,5 @@
 import fc from "fast-check"
-import { capturableAmount, captureAmount, compareReceived, createdMismatch, notCapturableReason, remainingToCapture } from "../money"
+import { capturableAmount, captureAmount, compareReceived, createdMismatch, notCapturableReason, remainingToCapture } from "../../../money"
 import { sharedAccounts } from "../loaders/verify-settings"
 
 const row = { amount: "1790", raw_amount: { value: "1790" }, currency_code: "rub", assigned_amount: "1790.00" }

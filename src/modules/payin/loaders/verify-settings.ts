@@ -1,8 +1,9 @@
 import { LoaderOptions } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 import type { Db } from "../db"
-import { PayinProviderOptionsInput, parseProviderOptions } from "../options"
-import { SettingsStore } from "../settings-store"
+import type { PayinProviderOptionsInput } from "../settings/options"
+import { parseProviderOptions } from "../settings/parse"
+import { verifyStoredKeys } from "../settings/verify-keys"
 
 /**
  * Start-up check: a key stored from the admin that cannot be decrypted (PAYIN_ENCRYPTION_KEY
@@ -13,7 +14,7 @@ import { SettingsStore } from "../settings-store"
  */
 export default async function verifySettingsLoader({ container, logger, options }: LoaderOptions): Promise<void> {
   const pg = container.resolve(ContainerRegistrationKeys.PG_CONNECTION) as Db
-  const moved = await SettingsStore.verifyStoredKeys(pg, process.env, { reencrypt: true })
+  const moved = await verifyStoredKeys(pg, process.env, { reencrypt: true })
   if (moved) {
     logger?.info(`payin: re-encrypted ${moved} stored API key(s) with the current PAYIN_ENCRYPTION_KEY`)
   }

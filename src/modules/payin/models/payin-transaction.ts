@@ -64,7 +64,7 @@ export const PayinTransaction = model
     flags: model.json().nullable(),
     /**
      * The keys of `flags`, sorted (null when there are none): the same facts in a column the
-     * admin's flag filters can index. Written only with `flags`, by the ledger (ledger-rows.ts).
+     * admin's flag filters can index. Written only with `flags`, by the ledger (ledger/rows.ts).
      */
     flag_kinds: model.array().nullable(),
     /** Refunds recorded in manual-refund mode. */

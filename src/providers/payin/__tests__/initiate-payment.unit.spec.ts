@@ -3,7 +3,7 @@
 // exercised end to end by integration-tests/http/store-abuse.spec.ts.
 import { MedusaError } from "@medusajs/framework/utils"
 import type { Transaction } from "../../../client/schemas"
-import { Ledger } from "../../../modules/payin/ledger"
+import { Ledger } from "../../../modules/payin/ledger/ledger"
 import { PayinProviderService } from "../service"
 import { MAX_CREATIONS_PER_COLLECTION } from "../session-reuse"
 
@@ -63,7 +63,7 @@ function setUp({ creationsBefore = 0, openFails = false } = {}) {
     transaction: async (work: (trx: unknown) => Promise<unknown>) => work(db),
   }
   // the ledger's own writes of the reuse, on the in-memory rows
-  const ledger = new Ledger(() => db as any)
+  const ledger = new Ledger(() => db as any, { emit: async () => undefined } as any)
   const payin = {
     settings: {
       providerOptions: async () => null,
@@ -96,12 +96,11 @@ function setUp({ creationsBefore = 0, openFails = false } = {}) {
       },
       reattachSession: ledger.reattachSession.bind(ledger),
       markSessionDeletedIfCurrent: ledger.markSessionDeletedIfCurrent.bind(ledger),
+      flag: async () => true,
       get: async (id: string) => rows.get(id) ?? null,
       findBy: async (column: string, value: string) => [...rows.values()].find((r) => r[column] === value) ?? null,
     },
     queries: { creationsSince: async () => creations },
-    emit: async () => undefined,
-    flag: async () => true,
   }
   const cradle = {
     payin,

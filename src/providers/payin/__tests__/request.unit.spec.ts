@@ -1,7 +1,7 @@
 import { MedusaError } from "@medusajs/framework/utils"
 import { PayinRequisitesUnavailableError, PayinServiceError, PayinUnauthorizedError } from "../../../client/errors"
 import { payinError } from "../payin-error"
-import { toMedusaError } from "../request"
+import { fiatAmountOf, toMedusaError } from "../request"
 
 const KEY = "live-key-0123456789abcdef"
 
@@ -66,5 +66,32 @@ describe("toMedusaError: fixed text for the shopper, the detail in the log", () 
     }
     expect(log.lines.join("\n")).toContain("INTERNAL_TRADER_POOL_7")
     expect(log.lines.join("\n")).toContain("trader pool db-3 empty")
+  })
+})
+
+describe("fiatAmountOf: the session amount as the service takes it", () => {
+  it("rounds at the currency's digits and writes two fraction digits (src/money)", () => {
+    expect(fiatAmountOf({ amount: 1490, currency_code: "rub" })).toEqual({ decimal: "1490.00", value: 1490 })
+    expect(fiatAmountOf({ amount: { value: "1500.5", precision: 20 }, currency_code: "jpy" }).decimal).toBe("1501.00")
+  })
+
+  it("answers what the service cannot take with Medusa's invalid data error (a 400 for the storefront)", () => {
+    for (const [amount, currency, text] of [
+      [0, "rub", /greater than zero/],
+      ["abc", "rub", /not a finite number/],
+      [1e10, "rub", /largest amount the payment service takes \(1000000000\)/],
+      [10, "kwd", /KWD has 3 fraction digits/],
+    ] as const) {
+      const error = (() => {
+        try {
+          fiatAmountOf({ amount, currency_code: currency })
+        } catch (e) {
+          return e as MedusaError
+        }
+      })()
+      expect(MedusaError.isMedusaError(error)).toBe(true)
+      expect(error?.type).toBe(MedusaError.Types.INVALID_DATA)
+      expect(error?.message).toMatch(text)
+    }
   })
 })

@@ -1,4 +1,4 @@
-import type { LedgerRow } from "../../../modules/payin/ledger"
+import type { LedgerRow } from "../../../modules/payin/ledger/types"
 import {
   MAX_CREATIONS_PER_COLLECTION,
   REUSE_MIN_SECONDS_LEFT,

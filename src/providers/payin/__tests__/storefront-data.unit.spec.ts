@@ -1,4 +1,4 @@
-import { parseProviderOptions } from "../../../../medusa-plugin.config"
+import { parseProviderOptions } from "../../../modules/payin/settings/parse"
 import { CLIENT_CONTEXT_KEY, isAllowedRedirect, parseStorefrontData } from "../storefront-data"
 
 const options = parseProviderOptions(

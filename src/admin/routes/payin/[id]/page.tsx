@@ -1,10 +1,11 @@
 // One pay-in: what the service said, its status history, its webhook deliveries, its order's
 // shopper notifications, Reconcile now.
-import { Container, Heading, Table, Text } from "@medusajs/ui"
+import { Container, Heading, Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
 import { Link, useParams } from "react-router-dom"
 import { ErrorText, PayinStatus, Row, formatAmount, formatDate } from "../../../components/common"
 import { NotificationFacts } from "../../../components/notification-facts"
+import { HistoryTable, WebhookTable } from "../../../components/payin-history"
 import { AmountFacts, DisputeFacts, FlagFacts, PageLink, RequisiteFacts } from "../../../components/payin-facts"
 import { ReconcileButton } from "../../../components/reconcile-button"
 import { useTransaction } from "../../../lib/api"
@@ -98,53 +99,8 @@ const PayinDetailPage = () => {
         </Container>
       </div>
 
-      <Container className="divide-y p-0" data-testid="payin-tx-history">
-        <div className="px-6 py-4">
-          <Heading level="h2">{t("payin.detail.history")}</Heading>
-        </div>
-        <Table>
-          <Table.Body>
-            {data.history.map((h) => (
-              <Table.Row key={h.id} data-to={h.to_status} data-source={h.source}>
-                <Table.Cell>{date(h.created_at)}</Table.Cell>
-                <Table.Cell>
-                  {h.from_status ? `${t(`payin.status.${h.from_status}`, { defaultValue: h.from_status })} → ` : ""}
-                  {t(`payin.status.${h.to_status}`, { defaultValue: h.to_status })}
-                </Table.Cell>
-                <Table.Cell>{t(`payin.detail.source.${h.source}`, { defaultValue: h.source })}</Table.Cell>
-                <Table.Cell>{h.note ?? ""}</Table.Cell>
-              </Table.Row>
-            ))}
-          </Table.Body>
-        </Table>
-      </Container>
-
-      <Container className="divide-y p-0" data-testid="payin-tx-webhooks">
-        <div className="px-6 py-4">
-          <Heading level="h2">{t("payin.detail.webhooks")}</Heading>
-        </div>
-        {data.webhooks.length ? (
-          <Table>
-            <Table.Body>
-              {data.webhooks.map((w) => (
-                <Table.Row key={w.id} data-state={w.state}>
-                  <Table.Cell>{date(w.created_at)}</Table.Cell>
-                  <Table.Cell>
-                    <PayinStatus status={w.status} />
-                  </Table.Cell>
-                  <Table.Cell>{w.state}</Table.Cell>
-                  <Table.Cell>
-                    {w.attempts} {t("payin.detail.attempts")}, {w.duplicates} {t("payin.detail.duplicates")}
-                  </Table.Cell>
-                  <Table.Cell className="text-ui-fg-error">{w.last_error ?? ""}</Table.Cell>
-                </Table.Row>
-              ))}
-            </Table.Body>
-          </Table>
-        ) : (
-          <Text size="small" className="text-ui-fg-subtle px-6 py-4">{t("payin.detail.noWebhooks")}</Text>
-        )}
-      </Container>
+      <HistoryTable history={data.history} />
+      <WebhookTable webhooks={data.webhooks} />
       <NotificationFacts notifications={data.notifications ?? []} />
     </div>
   )

@@ -1,6 +1,7 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
-import { pluginSettingsPatchSchema } from "../../../../modules/payin/settings"
-import { allSettingsView, parseOr400, payinModule, settingsChange } from "../helpers"
+import { pluginSettingsPatchSchema } from "../../../../modules/payin/settings/overrides"
+import { allSettingsView, settingsChange } from "../helpers"
+import { parseOr400, payinModule } from "../../../utils"
 
 /** GET /admin/payin/settings: every provider instance and the plugin-wide settings. */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {

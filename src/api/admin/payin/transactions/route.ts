@@ -1,6 +1,7 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
-import { encodeCursor } from "../../../../modules/payin/ledger-cursor"
-import { parseOr400, payinModule, transactionRow } from "../helpers"
+import { encodeCursor } from "../../../../modules/payin/ledger/cursor"
+import { transactionRow } from "../helpers"
+import { parseOr400, payinModule } from "../../../utils"
 import { transactionsQuerySchema } from "./validators"
 
 /**

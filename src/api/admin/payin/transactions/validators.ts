@@ -1,6 +1,6 @@
 import { z } from "zod"
 import { LEDGER_STATUSES } from "../../../../status"
-import { decodeCursor } from "../../../../modules/payin/ledger-cursor"
+import { decodeCursor } from "../../../../modules/payin/ledger/cursor"
 
 /** A comma list (or a repeated parameter) of allowed values, or of flag names. */
 export const commaList = (what: string, allowed?: readonly string[]) =>

@@ -1,10 +1,10 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
-import { payinProviderId } from "../../../../../medusa-plugin.config"
-import { jobOverdue } from "../../../../modules/payin/job-runs"
-import { RETENTION_JOB } from "../../../../modules/payin/retention"
+import { payinProviderId } from "../../../../provider-id"
+import { jobOverdue } from "../../../../modules/payin/job-runs/job-runs"
+import { RETENTION_JOB } from "../../../../money-path/retention"
 import { RECONCILE_JOB } from "../../../../money-path/reconcile"
 import { webhookBaseUrl } from "../../../hooks/payin/webhook-url"
-import { payinModule } from "../helpers"
+import { payinModule } from "../../../utils"
 
 /**
  * GET /admin/payin/webhook-health: per instance, deliveries accepted, duplicated, refused and

@@ -1,7 +1,7 @@
 import { LookupThrottle, dueForLookup } from "../refresh"
 import { chooseProvider, inSalesChannels, pickCurrentRow } from "../scope"
 import { banksQuerySchema, statusQuerySchema } from "../validators"
-import { zodFields } from "../../../../modules/payin/settings"
+import { zodFields } from "../../../../modules/payin/settings/overrides"
 
 const NOW = new Date("2025-01-01T12:00:00.000Z")
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000)

@@ -1,5 +1,6 @@
-import { FINAL_PAYIN_STATES } from "../../../../storefront/types"
-import { StatusRow, decimal2, payinState, secondsLeft, toStatusView } from "../status-view"
+import { FINAL_SHOPPER_STATES } from "../../../../storefront/types"
+import { decimal2 } from "../../../../money"
+import { StatusRow, payinState, secondsLeft, toStatusView } from "../status-view"
 
 const NOW = new Date("2025-01-01T12:00:00.000Z")
 
@@ -168,7 +169,7 @@ describe("toStatusView", () => {
   it("states final exactly for the final states", () => {
     for (const status of ["creating", "active", "closed", "dispute", "checking", "re_calculation", "canceled", "failed"]) {
       const view = toStatusView(row({ status }), { now: NOW })
-      expect(view.final).toBe(FINAL_PAYIN_STATES.includes(view.state))
+      expect(view.final).toBe(FINAL_SHOPPER_STATES.includes(view.state))
     }
   })
 })

@@ -8,7 +8,7 @@ import { BanksCache, BanksSnapshot, banksCacheKey } from "../banks-cache"
 import { findCart } from "../lookups"
 import { chooseProvider, inSalesChannels } from "../scope"
 import { banksQuerySchema } from "../validators"
-import { withCode } from "../../../../error-code"
+import { withCode, type PayinErrorCode } from "../../../../error-code"
 
 /** One cache per Medusa process, shared by every request. */
 const cache = new BanksCache()
@@ -112,7 +112,7 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
  * 503 in Medusa's error shape, the code also at the end of the message (src/error-code.ts); the
  * message is fixed text (never the key, URL or the service's words).
  */
-function unavailable(res: MedusaResponse, code: string, message: string): void {
+function unavailable(res: MedusaResponse, code: PayinErrorCode, message: string): void {
   const body: PayinStoreError = { type: "payin_unavailable", code, message: withCode(message, code) }
   res.status(503).json(body)
 }

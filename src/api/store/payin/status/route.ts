@@ -9,7 +9,8 @@ import { notFound, parseOr400, payinModule } from "../../../utils"
 import { cartIdOfOrder, currentLedgerRow, findCart, findOrder, orderIdOfCart, orderView } from "../lookups"
 import { LookupThrottle, dueForLookup } from "../refresh"
 import { inSalesChannels } from "../scope"
-import { StatusRow, isFinalState, payinState, toStatusView } from "../status-view"
+import { isFinalShopperState } from "../../../../status"
+import { StatusRow, payinState, toStatusView } from "../status-view"
 import { statusQuerySchema } from "../validators"
 
 /** Lookups made on poll, per Medusa process: one per pay-in per 15 s, however many tabs poll. */
@@ -89,7 +90,7 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
  */
 async function refreshIfDue(scope: MedusaContainer, payin: PayinModuleService, row: LedgerRow): Promise<LedgerRow> {
   const now = new Date()
-  const final = isFinalState(payinState(row as unknown as StatusRow))
+  const final = isFinalShopperState(payinState(row as unknown as StatusRow))
   const { reconcileAfterSeconds } = await payin.settings.plugin()
   if (!dueForLookup(row, final, now, reconcileAfterSeconds) || !throttle.tryAcquire(row.id, now.getTime())) {
     return row

@@ -1,6 +1,7 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
-import { payinModule, transactionDetail } from "../../helpers"
+import { transactionDetail } from "../../helpers"
+import { payinModule } from "../../../../utils"
 
 /**
  * GET /admin/payin/orders/:order_id: the pay-ins of one order (order widget), found by the order

@@ -1,6 +1,7 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
-import { providerSettingsPatchSchema } from "../../../../../modules/payin/settings"
-import { notFound, parseOr400, payinModule, providerView, settingsChange } from "../../helpers"
+import { providerSettingsPatchSchema } from "../../../../../modules/payin/settings/overrides"
+import { providerView, settingsChange } from "../../helpers"
+import { notFound, parseOr400, payinModule } from "../../../../utils"
 
 /** GET /admin/payin/settings/:id: one provider instance (the API key only masked). */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {

@@ -1,5 +1,6 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
-import { detailView, notFound, payinModule } from "../../helpers"
+import { detailView } from "../../helpers"
+import { notFound, payinModule } from "../../../../utils"
 
 /** GET /admin/payin/transactions/:id: the pay-in, its status history and its webhook deliveries. */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {

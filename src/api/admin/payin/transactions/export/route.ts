@@ -1,9 +1,9 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
-import { csvLine } from "../../../../../modules/payin/csv"
-import { EXPORT_COLUMNS, exportCells } from "../../../../../modules/payin/ledger-export"
-import type { ExportFilters, ExportRow } from "../../../../../modules/payin/ledger-queries"
-import { parseOr400, payinModule } from "../../helpers"
+import { csvLine } from "../../../../../modules/payin/ledger/csv"
+import { EXPORT_COLUMNS, exportCells } from "../../../../../modules/payin/ledger/export"
+import type { ExportFilters, ExportRow } from "../../../../../modules/payin/ledger/queries"
+import { parseOr400, payinModule } from "../../../../utils"
 import { exportQuerySchema } from "../validators"
 
 type Query = { graph(input: unknown): Promise<{ data: unknown[] }> }

@@ -1,10 +1,10 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { networkInterfaces } from "os"
-import { providerOptionsSchema } from "../../../../../../modules/payin/options"
+import { providerOptionsSchema } from "../../../../../../modules/payin/settings/options"
 import { PayinClient } from "../../../../../../client/client"
 import { PayinIpNotWhitelistedError, PayinServiceError, errorMessage } from "../../../../../../client/errors"
-import { testConnectionSchema, zodFields } from "../../../../../../modules/payin/settings"
-import { invalid, notFound, parseOr400, payinModule } from "../../../helpers"
+import { testConnectionSchema, zodFields } from "../../../../../../modules/payin/settings/overrides"
+import { invalid, notFound, parseOr400, payinModule } from "../../../../../utils"
 
 /**
  * POST /admin/payin/settings/:id/test-connection: calls the service's banks and currency

@@ -1,6 +1,7 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { reconcileWithService } from "../../../../../../money-path/lookup"
-import { detailView, notFound, payinModule, serviceError } from "../../../helpers"
+import { detailView, serviceError } from "../../../helpers"
+import { notFound, payinModule } from "../../../../../utils"
 
 /**
  * POST /admin/payin/transactions/:id/reconcile ("Reconcile now"): looks the pay-in up at the

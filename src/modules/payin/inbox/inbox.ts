@@ -1,0 +1,339 @@
+import { generateEntityId } from "@medusajs/framework/utils"
+import { createHash } from "crypto"
+import type { Transaction } from "../../../client/schemas"
+import type { Db } from "../db"
+
+export type InboxEntry = { id: string; state: InboxState; inserted: boolean }
+export type InboxState = "received" | "applied" | "failed" | "rejected"
+type DeliveryCounts = {
+  accepted: number
+  duplicates: number
+  rejected: number
+  lastDeliveryAt: Date | null
+  lastRejectedAt: Date | null
+  reason: string | null
+}
+/**
+ * How applying an entry ended. A permanent failure refuses the delivery for good; `reason` (a
+ * short code, e.g. "foreign_payin") is what webhook health shows for it, else the error.
+ */
+export type InboxOutcome = { ok: true; result: unknown } | { ok: false; error: string; permanent?: boolean; reason?: string }
+
+/** The entry id answered for a duplicate of an entry the retention job pruned (its hash is kept). */
+export const PRUNED_ENTRY_ID = "pruned"
+
+/** Hashes of applied callbacks remembered per process, for the duplicate fast path. */
+const APPLIED_CACHE_SIZE = 20_000
+
+/**
+ * The durable webhook inbox: every verified callback is stored before it is applied, then
+ * settled (applied; failed and retried with backoff; or rejected for good). Requests refused
+ * before verification are only counted, so forged traffic cannot fill the table.
+ */
+export class WebhookInbox {
+  /** hash → entry id of callbacks this process saw applied (bounded, oldest dropped first). */
+  private applied_ = new Map<string, string>()
+  /** entry id → hash of entries being applied now (removed when settled). */
+  private inFlight_ = new Map<string, string>()
+  private pendingDuplicates_ = new Map<string, number>()
+  /** provider → deliveries counted since the last flush (added to that day's payin_webhook_counter row). */
+  private counts_ = new Map<string, DeliveryCounts>()
+  private flushTimer_: NodeJS.Timeout | null = null
+  private flushing_: Promise<void> = Promise.resolve()
+
+  constructor(private readonly db: () => Db) {}
+
+  /**
+   * Stores a verified callback (one statement). A callback whose canonical payload was seen
+   * before only bumps that entry's duplicate count. Returns the entry and whether it is new.
+   */
+  async receive(providerId: string, transaction: Transaction, rawBody: string): Promise<InboxEntry> {
+    const hash = createHash("sha256").update(providerId).update("\n").update(canonicalJson(transaction)).digest("hex")
+    // A callback this process saw applied: acknowledged from memory, its count added in batches.
+    const known = this.applied_.get(hash)
+    if (known) {
+      this.pendingDuplicates_.set(known, (this.pendingDuplicates_.get(known) ?? 0) + 1)
+      this.count(providerId, "duplicates")
+      return { id: known, state: "applied", inserted: false }
+    }
+    // not stored again when its entry was applied and pruned since (payin_webhook_hash)
+    const result = await this.db().raw(
+      `insert into payin_webhook_event (id, provider_id, service_id, status, payload_hash, raw_body)
+       select ?, ?, ?, ?, ?, ?
+       where not exists (select 1 from payin_webhook_hash where provider_id = ? and payload_hash = ? and deleted_at is null)
+       on conflict (provider_id, payload_hash) where deleted_at is null
+       do update set duplicates = payin_webhook_event.duplicates + 1, updated_at = now()
+       returning id, state, (xmax = 0) as inserted`,
+      [generateEntityId(undefined, "payinwh"), providerId, transaction.id, transaction.status, hash, rawBody, providerId, hash]
+    )
+    const row = result.rows[0] as InboxEntry | undefined
+    if (!row) {
+      // a delivery of a callback applied and pruned long ago: a duplicate, never applied again
+      this.count(providerId, "duplicates")
+      return { id: PRUNED_ENTRY_ID, state: "applied", inserted: false }
+    }
+    this.count(providerId, row.inserted ? "accepted" : "duplicates")
+    if (row.state === "applied") {
+      this.remember(hash, row.id)
+    } else if (row.state !== "rejected") {
+      // it will be applied now and settled: only then is its hash worth remembering
+      this.inFlight_.set(row.id, hash)
+    }
+    return row
+  }
+
+  /** Entries being applied right now in this process (bounded by the requests in flight). */
+  get inFlightCount(): number {
+    return this.inFlight_.size
+  }
+
+  get appliedCacheSize(): number {
+    return this.applied_.size
+  }
+
+  /** Records the outcome of applying an entry: applied, failed (retried with backoff) or rejected for good. */
+  async settle(id: string, outcome: InboxOutcome): Promise<void> {
+    const hash = this.inFlight_.get(id)
+    this.inFlight_.delete(id)
+    if (outcome.ok) {
+      if (hash) this.remember(hash, id)
+      await this.db().raw(
+        `update payin_webhook_event set state = 'applied', attempts = attempts + 1, applied_at = now(),
+           result = ?::jsonb, last_error = null, next_attempt_at = null, updated_at = now()
+         where id = ?`,
+        [JSON.stringify(outcome.result ?? null), id]
+      )
+    } else if (outcome.permanent) {
+      const refused = await this.db().raw(
+        `update payin_webhook_event set state = 'rejected', attempts = attempts + 1, last_error = ?,
+           next_attempt_at = null, updated_at = now()
+         where id = ? and state <> 'rejected' returning provider_id`,
+        [outcome.error.slice(0, 2000), id]
+      )
+      // counted as accepted when it arrived: now a refused delivery (counted here only, once)
+      for (const { provider_id } of refused.rows) this.count(provider_id, "refusedAfterVerification", outcome.reason ?? outcome.error)
+    } else {
+      // 30 s, 1, 2, 4 … minutes, at most an hour between attempts
+      await this.db().raw(
+        `update payin_webhook_event set state = 'failed', attempts = attempts + 1, last_error = ?,
+           next_attempt_at = now() + least(interval '1 hour', interval '30 seconds' * power(2, attempts)),
+           updated_at = now()
+         where id = ?`,
+        [outcome.error.slice(0, 2000), id]
+      )
+    }
+  }
+
+  /** Entries due for another attempt: failed ones whose time came, and received ones left behind by a crash. */
+  async due(limit: number, stuckAfterSeconds = 60): Promise<{ id: string; provider_id: string; raw_body: string }[]> {
+    const result = await this.db().raw(
+      `select id, provider_id, raw_body from payin_webhook_event
+       where deleted_at is null and (
+         (state = 'failed' and next_attempt_at <= now()) or
+         (state = 'received' and created_at < now() - (? * interval '1 second')))
+       order by created_at limit ?`,
+      [stuckAfterSeconds, limit]
+    )
+    return result.rows
+  }
+
+  /**
+   * Counts a webhook refused before or at verification (bad signature, body, other account).
+   * Like every delivery count it is kept in memory and added to the day's counter row at most
+   * every few seconds: forged traffic costs one row a day per instance.
+   */
+  countRejected(providerId: string, reason: string): void {
+    this.count(providerId, "rejected", reason)
+  }
+
+  private count(providerId: string, kind: "accepted" | "duplicates" | "rejected" | "refusedAfterVerification", reason?: string): void {
+    const counts = this.counts_.get(providerId) ?? { accepted: 0, duplicates: 0, rejected: 0, lastDeliveryAt: null, lastRejectedAt: null, reason: null }
+    const now = new Date()
+    if (kind === "refusedAfterVerification") {
+      counts.accepted--
+      counts.rejected++
+    } else {
+      counts[kind]++
+      counts.lastDeliveryAt = now
+    }
+    if (kind === "rejected" || kind === "refusedAfterVerification") {
+      counts.lastRejectedAt = now
+      counts.reason = (reason ?? "").slice(0, 500)
+    }
+    this.counts_.set(providerId, counts)
+    this.scheduleFlush()
+  }
+
+  /**
+   * Writes the counts kept in memory: deliveries per instance and day, duplicates acknowledged
+   * from memory. Flushes run one after another, so a caller (webhook health) that flushes while
+   * the timer's flush is still writing reads the counters after both.
+   */
+  flush(): Promise<void> {
+    if (this.flushTimer_) {
+      clearTimeout(this.flushTimer_)
+      this.flushTimer_ = null
+    }
+    const run = this.flushing_.then(() => this.writeCounts())
+    this.flushing_ = run.catch(() => undefined)
+    return run
+  }
+
+  private async writeCounts(): Promise<void> {
+    const duplicates = [...this.pendingDuplicates_.entries()]
+    this.pendingDuplicates_.clear()
+    for (const [id, count] of duplicates) {
+      await this.db()
+        .raw("update payin_webhook_event set duplicates = duplicates + ?, updated_at = now() where id = ?", [count, id])
+        .catch(() => undefined)
+    }
+    const pending = [...this.counts_.entries()]
+    this.counts_.clear()
+    for (const [providerId, c] of pending) {
+      const at = (c.lastDeliveryAt ?? c.lastRejectedAt ?? new Date()).toISOString()
+      try {
+        await this.db().raw(
+          `insert into payin_webhook_counter (id, provider_id, day, accepted, duplicates, rejected, last_delivery_at,
+             last_rejected_at, last_rejection_reason)
+           values (?, ?, date_trunc('day', ?::timestamptz at time zone 'UTC') at time zone 'UTC', ?, ?, ?, ?, ?, ?)
+           on conflict (provider_id, day) where deleted_at is null do update set
+             accepted = payin_webhook_counter.accepted + excluded.accepted,
+             duplicates = payin_webhook_counter.duplicates + excluded.duplicates,
+             rejected = payin_webhook_counter.rejected + excluded.rejected,
+             last_delivery_at = greatest(payin_webhook_counter.last_delivery_at, excluded.last_delivery_at),
+             last_rejected_at = greatest(payin_webhook_counter.last_rejected_at, excluded.last_rejected_at),
+             last_rejection_reason = coalesce(excluded.last_rejection_reason, payin_webhook_counter.last_rejection_reason),
+             updated_at = now()`,
+          [generateEntityId(undefined, "payinwc"), providerId, at, c.accepted, c.duplicates, c.rejected, c.lastDeliveryAt, c.lastRejectedAt, c.reason]
+        )
+      } catch {
+        // the counters are informative; losing a batch loses no payment
+      }
+    }
+  }
+
+  /**
+   * Deletes up to `limit` applied entries (raw bodies with them) applied more than `days` days
+   * ago, oldest first, in one short statement; entries being settled elsewhere are skipped. Only
+   * applied entries: received and failed ones still have work to do, rejected ones are kept for
+   * inspection. Returns how many were deleted.
+   */
+  async pruneApplied(days: number, limit: number): Promise<number> {
+    // their hashes are kept (payin_webhook_hash), in the same statement: a delivery of one of them
+    // later is still a duplicate
+    const result = await this.db().raw(
+      `with doomed as (
+         select id from payin_webhook_event
+         where state = 'applied' and deleted_at is null and applied_at < now() - (? * interval '1 day')
+         order by applied_at limit ? for update skip locked),
+       gone as (
+         delete from payin_webhook_event e using doomed where e.id = doomed.id and e.state = 'applied'
+         returning e.provider_id, e.payload_hash),
+       kept as (
+         insert into payin_webhook_hash (id, provider_id, payload_hash, pruned_at)
+         select 'payinwhh_' || md5(provider_id || ':' || payload_hash), provider_id, payload_hash, now() from gone
+         on conflict (provider_id, payload_hash) where deleted_at is null do nothing)
+       select count(*)::int as n from gone`,
+      [days, limit]
+    )
+    return Number(result.rows[0]?.n ?? 0)
+  }
+
+  /** Deletes up to `limit` kept hashes of entries pruned more than `days` days ago. */
+  async pruneHashes(days: number, limit: number): Promise<number> {
+    const result = await this.db().raw(
+      `delete from payin_webhook_hash where id in (
+         select id from payin_webhook_hash where deleted_at is null and pruned_at < now() - (? * interval '1 day')
+         order by pruned_at limit ?)`,
+      [days, limit]
+    )
+    return result.rowCount ?? 0
+  }
+
+  /** Deletes up to `limit` per-day delivery counters of days that ended more than `days` days ago. */
+  async pruneCounters(days: number, limit: number): Promise<number> {
+    const result = await this.db().raw(
+      `delete from payin_webhook_counter where id in (
+         select id from payin_webhook_counter
+         where deleted_at is null and day < now() - (? * interval '1 day') - interval '1 day'
+         order by day limit ?)`,
+      [days, limit]
+    )
+    return result.rowCount ?? 0
+  }
+
+  /**
+   * Webhook health of one provider instance: deliveries accepted, repeated and refused over the
+   * kept days of counters (one row per day, whatever the inbox's size), entries failing now (the
+   * partial state index), the newest failure.
+   */
+  async health(providerId: string): Promise<{
+    accepted: number
+    duplicates: number
+    rejected: number
+    failed: number
+    last_delivery_at: Date | null
+    last_failure_at: Date | null
+    last_failure_reason: string | null
+  }> {
+    await this.flush()
+    const [counters, failed, lastError] = await Promise.all([
+      this.db().raw(
+        `select coalesce(sum(accepted), 0)::int as accepted, coalesce(sum(duplicates), 0)::int as duplicates,
+                coalesce(sum(rejected), 0)::int as rejected, max(last_delivery_at) as last_delivery_at,
+                max(last_rejected_at) as last_rejected_at,
+                (array_agg(last_rejection_reason order by last_rejected_at desc nulls last))[1] as last_rejection_reason
+         from payin_webhook_counter where provider_id = ? and deleted_at is null`,
+        [providerId]
+      ),
+      this.db().raw(
+        `select count(*)::int as failed from payin_webhook_event
+         where state = 'failed' and provider_id = ? and deleted_at is null`,
+        [providerId]
+      ),
+      this.db().raw(
+        `select updated_at as last_at, last_error from payin_webhook_event
+         where provider_id = ? and last_error is not null and deleted_at is null order by updated_at desc limit 1`,
+        [providerId]
+      ),
+    ])
+    const c = counters.rows[0]
+    const e = lastError.rows[0] ?? { last_at: null, last_error: null }
+    const rejectedLater = c.last_rejected_at && (!e.last_at || new Date(c.last_rejected_at) >= new Date(e.last_at))
+    return {
+      accepted: c.accepted,
+      duplicates: c.duplicates,
+      rejected: c.rejected,
+      failed: failed.rows[0].failed,
+      last_delivery_at: c.last_delivery_at,
+      last_failure_at: rejectedLater ? c.last_rejected_at : (e.last_at ?? null),
+      last_failure_reason: rejectedLater ? c.last_rejection_reason : (e.last_error ?? null),
+    }
+  }
+
+  private remember(hash: string, id: string): void {
+    this.applied_.delete(hash)
+    this.applied_.set(hash, id)
+    while (this.applied_.size > APPLIED_CACHE_SIZE) {
+      const oldest = this.applied_.keys().next().value
+      if (oldest === undefined) break
+      this.applied_.delete(oldest)
+    }
+  }
+
+  private scheduleFlush(): void {
+    if (!this.flushTimer_) {
+      this.flushTimer_ = setTimeout(() => void this.flush(), 2000)
+      this.flushTimer_.unref?.()
+    }
+  }
+}
+
+/** JSON with sorted keys: the same data gives the same bytes, however the sender ordered it. */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Record<string, unknown>)[k]]))
+      : v
+  )
+}

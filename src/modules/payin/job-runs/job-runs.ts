@@ -1,0 +1,35 @@
+import { generateEntityId } from "@medusajs/framework/utils"
+import type { Db } from "../db"
+
+export type JobRun = { name: string; last_run_at: Date; last_report: Record<string, unknown> | null; runs: number }
+
+/** The last run of each scheduled job, in the database: written by the worker that ran it, read by the admin on any server. */
+export class JobRuns {
+  constructor(private readonly db: () => Db) {}
+
+  async record(name: string, report: Record<string, unknown>): Promise<void> {
+    await this.db().raw(
+      `insert into payin_job_run (id, name, last_run_at, last_report, runs) values (?, ?, now(), ?::jsonb, 1)
+       on conflict (name) where deleted_at is null
+       do update set last_run_at = now(), last_report = excluded.last_report, runs = payin_job_run.runs + 1, updated_at = now()`,
+      [generateEntityId(undefined, "payinjr"), name, JSON.stringify(report)]
+    )
+  }
+
+  async last(name: string): Promise<JobRun | null> {
+    const result = await this.db().raw(
+      `select name, last_run_at, last_report, runs from payin_job_run where name = ? and deleted_at is null`,
+      [name]
+    )
+    return (result.rows[0] as JobRun | undefined) ?? null
+  }
+}
+
+/**
+ * A job is overdue when it has not run for two intervals plus a minute (a run is skipped when the
+ * previous one still holds the interval's lock): no process runs scheduled jobs (a store of
+ * `server` processes only), or the workers are down.
+ */
+export function jobOverdue(lastRunAt: Date | null, intervalSeconds: number, now = Date.now()): boolean {
+  return !lastRunAt || now - new Date(lastRunAt).getTime() > (2 * intervalSeconds + 60) * 1000
+}

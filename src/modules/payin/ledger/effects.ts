@@ -1,0 +1,140 @@
+import type { PayinFlag, StatusEffect } from "../../../status"
+import type { Db } from "../db"
+import type { NotificationLog } from "../notification-log/log"
+import { type Written, rowIn } from "./commit"
+import { EffectFencedError } from "./errors"
+import { addFlag, effectRetryDelaySeconds, history, lockRow } from "./rows"
+import type { LedgerNotice, LedgerRow } from "./types"
+
+export type EffectDeps = {
+  /** Attempts at an effect before the pay-in is flagged (the plugin's effectRetryLimit in effect). */
+  effectRetryLimit: () => Promise<number>
+  /** The shopper notifications an outcome makes due, written in the outcome's commit. */
+  notifications: NotificationLog
+}
+
+/** What an effect's announcement tells subscribers: payin.captured or payin.expired. */
+export type EffectAnnouncement = Extract<LedgerNotice, { kind: "captured" | "expired" }>
+
+/** One outcome of an effect's run, written in one commit. */
+export type EffectOutcomeRecord = {
+  /** The store ended the pay-in (expired unpaid, order canceled): a late payment is flagged, never attached. Its history note. */
+  ended?: string
+  /** A flag the outcome raises (once). */
+  flag?: { flag: PayinFlag; details: Record<string, unknown> }
+  /** Medusa booked the payment. */
+  captured?: boolean
+  order_id?: string | null
+  cart_id?: string | null
+  /** What the effect did, or why it did nothing (a history note). */
+  note?: string
+  /** The event the outcome announces; `notify`: the instance sends shopper notifications (one is then owed). */
+  announce?: { notice: EffectAnnouncement; notify: boolean }
+}
+
+/**
+ * The Medusa effect a pay-in's status asks for (`effect_pending`, written with the status): one
+ * runner claims it at a time (a fencing token on the row), and each outcome (done with its flags,
+ * notes, links and owed notification, or failed once more) is one commit with its events after it.
+ */
+export class LedgerEffects {
+  constructor(
+    private readonly db: () => Db,
+    private readonly deps: EffectDeps,
+    private readonly commit: <T extends Written>(work: (trx: Db) => Promise<T>) => Promise<T>
+  ) {}
+
+  /**
+   * Claims the pending effect for one run: moves the row's fencing token (`effect_fence`) on and
+   * answers the row with it, or null when no effect is pending or it is not due yet
+   * (`next_effect_at`; `force` ignores it). Taken under the per-pay-in lock; a runner whose
+   * token is no longer the row's was overtaken and must stop (settle/failed refuse it).
+   */
+  async claim(ledgerId: string, { force = false }: { force?: boolean } = {}): Promise<LedgerRow | null> {
+    const { rows } = await this.db().raw(
+      `update payin_transaction set effect_fence = effect_fence + 1
+       where id = ? and deleted_at is null and effect_pending is not null
+         and (?::boolean or next_effect_at is null or next_effect_at <= now())
+       returning *`,
+      [ledgerId, force]
+    )
+    return rows[0] ?? null
+  }
+
+  /** Throws EffectFencedError when another runner claimed the row's effect after the one holding `fence`. */
+  async assertFence(ledgerId: string, fence: number): Promise<void> {
+    const { rows } = await this.db().raw("select effect_fence from payin_transaction where id = ?", [ledgerId])
+    if (!rows[0] || Number(rows[0].effect_fence) !== Number(fence)) {
+      throw new EffectFencedError(ledgerId, fence)
+    }
+  }
+
+  /**
+   * The pending effect happened (or is not needed): cleared, with everything the outcome is, in
+   * one commit. With `fence` (the claim's token) it is refused with EffectFencedError when another
+   * runner claimed it since. Answers whether the outcome's flag is new.
+   */
+  async settle(ledgerId: string, effect: StatusEffect, outcome: EffectOutcomeRecord, fence?: number): Promise<{ flagged: boolean }> {
+    const { flagged } = await this.commit(async (trx) => {
+      const row = await lockRow(trx, ledgerId)
+      if (fence !== undefined && Number(row.effect_fence) !== Number(fence)) {
+        throw new EffectFencedError(ledgerId, fence)
+      }
+      const ended = Boolean(outcome.ended)
+      await trx.raw(
+        `update payin_transaction set
+           effect_pending = case when effect_pending = ? or (? and effect_pending = 'cancel_order') then null else effect_pending end,
+           effect_attempts = case when effect_pending = ? or (? and effect_pending = 'cancel_order') then 0 else effect_attempts end,
+           next_effect_at = case when effect_pending = ? or (? and effect_pending = 'cancel_order') then null else next_effect_at end,
+           captured_at = case when ? then coalesce(captured_at, now()) else captured_at end,
+           store_canceled_at = case when ? then coalesce(store_canceled_at, now()) else store_canceled_at end,
+           order_id = coalesce(order_id, ?), cart_id = coalesce(cart_id, ?), updated_at = now()
+         where id = ?`,
+        [effect, ended, effect, ended, effect, ended, Boolean(outcome.captured), ended, outcome.order_id ?? null, outcome.cart_id ?? null, ledgerId]
+      )
+      // the notes in the order the outcome happened: ended, flagged, what the effect did
+      if (outcome.ended && !row.store_canceled_at) await history(trx, row, row.status, row.status, "store", outcome.ended)
+      const notices = outcome.flag ? await addFlag(trx, row, outcome.flag.flag, outcome.flag.details) : []
+      const flagged = notices.length > 0
+      if (outcome.note) await history(trx, row, row.status, row.status, "store", outcome.note)
+      const announced = outcome.announce?.notice
+      if (announced) {
+        // owed before the event goes out: if the event is lost, the retry job still finds it
+        if (outcome.announce!.notify && announced.order_id) {
+          const kind = announced.kind === "captured" ? "paid" : "expired"
+          await this.deps.notifications.due(announced.order_id, kind, row.id, `payin.${announced.kind}`, trx)
+        }
+        notices.push(announced)
+      }
+      return { row: notices.length ? await rowIn(trx, ledgerId) : null, notices, flagged }
+    })
+    return { flagged }
+  }
+
+  /**
+   * The pending effect failed once more: the next attempt is due after a capped exponential
+   * backoff with jitter (`next_effect_at`, written with the attempt). After the retry limit it is
+   * flagged for the merchant (capture_failed / order_cancel_failed, with its event); it stays
+   * pending and reconciliation keeps retrying it when due ("Reconcile now" at once). Nothing is
+   * counted for a runner another one overtook (`fence`).
+   */
+  async failed(ledgerId: string, effect: StatusEffect, error: string, fence?: number): Promise<void> {
+    const limit = await this.deps.effectRetryLimit()
+    await this.commit(async (trx) => {
+      const row = await lockRow(trx, ledgerId)
+      const nothing = { row: null, notices: [] }
+      if (row.effect_pending !== effect) return nothing
+      if (fence !== undefined && Number(row.effect_fence) !== Number(fence)) return nothing
+      const attempts = (row.effect_attempts ?? 0) + 1
+      await trx.raw(
+        `update payin_transaction set effect_attempts = ?, last_error = ?,
+           next_effect_at = now() + (? * interval '1 second'), updated_at = now()
+         where id = ?`,
+        [attempts, error.slice(0, 2000), effectRetryDelaySeconds(attempts), ledgerId]
+      )
+      if (attempts < limit) return nothing
+      const notices = await addFlag(trx, row, effect === "capture" ? "capture_failed" : "order_cancel_failed", { attempts, error })
+      return { row: notices.length ? await rowIn(trx, ledgerId) : null, notices }
+    })
+  }
+}

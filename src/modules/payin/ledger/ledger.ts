@@ -1,0 +1,399 @@
+import { generateEntityId } from "@medusajs/framework/utils"
+import type { Transaction } from "../../../client/schemas"
+import { type LedgerStatus, type PayinFlag, LEDGER_ONLY_STATUSES, isDisputeStatus, nextStatus, statusesMovingTo } from "../../../status"
+import type { Db } from "../db"
+import { compareReceived } from "../../../money"
+import { commitAndEmit, emitWritten, rowIn, type Written } from "./commit"
+import { type EffectDeps, LedgerEffects } from "./effects"
+import { ForeignPayinError, ServiceIdMismatchError } from "./errors"
+import type { LedgerEventSink } from "./events"
+import { FLAG_KINDS_SQL, addFlag, effectOfMove, history, lockRow, moveStatus, statusColumns } from "./rows"
+import type { LedgerNotice, LedgerRow, RecordResult, StatusSource } from "./types"
+
+export type LedgerDeps = EffectDeps & {
+  /** Where the events of each write go, after its commit. */
+  emit: LedgerEventSink
+}
+
+/**
+ * The ledger: one row per pay-in and its status history. The one writer of a pay-in's status:
+ * every change goes through the transition table (src/status.ts) under a row lock, leaves a
+ * history row, and records in the same commit the Medusa effect it asks for (`effect_pending`),
+ * so a crash between the status and its effect loses nothing: reconciliation finds the row.
+ */
+export class Ledger {
+  /** The Medusa effect a status asks for: claimed by one runner at a time, settled or failed in one commit each. */
+  readonly effects: LedgerEffects
+
+  constructor(
+    private readonly db: () => Db,
+    private readonly deps: LedgerDeps
+  ) {
+    // no ledger without somewhere for its events to go: a write never commits without them
+    if (typeof deps?.emit !== "function") throw new TypeError("The ledger needs an event sink (deps.emit)")
+    this.effects = new LedgerEffects(db, deps, (work) => this.commit(work))
+  }
+
+  /** One write, one transaction; its events after the commit. */
+  private commit<T extends Written>(work: (trx: Db) => Promise<T>): Promise<T> {
+    return commitAndEmit(this.db, this.deps.emit, work)
+  }
+
+  async get(id: string, trx: Db = this.db()): Promise<LedgerRow | null> {
+    const { rows } = await trx.raw("select * from payin_transaction where id = ? and deleted_at is null", [id])
+    return rows[0] ?? null
+  }
+
+  /** The row of a Medusa payment session (session ids are unique in the store). */
+  async findBy(column: "session_id", value: string): Promise<LedgerRow | null> {
+    const { rows } = await this.db().raw(`select * from payin_transaction where ${column} = ? and deleted_at is null`, [value])
+    return rows[0] ?? null
+  }
+
+  /**
+   * The rows holding a service transaction id: one per merchant account at most (two accounts of
+   * two services may issue the same id; an id is unique per provider instance).
+   */
+  async withServiceId(serviceId: string): Promise<LedgerRow[]> {
+    const { rows } = await this.db().raw(
+      "select * from payin_transaction where service_id = ? and deleted_at is null order by created_at, id",
+      [serviceId]
+    )
+    return rows
+  }
+
+  /** The rows of these payment collections (newest first). */
+  async ofCollections(collectionIds: string[]): Promise<LedgerRow[]> {
+    if (!collectionIds.length) return []
+    const { rows } = await this.db().raw(
+      `select * from payin_transaction where payment_collection_id = any(?::text[]) and deleted_at is null
+       order by created_at desc, id desc limit 200`,
+      [collectionIds]
+    )
+    return rows
+  }
+
+  /**
+   * Opens the row of a payment session before its pay-in is requested (checkout's hot path: one
+   * statement). Returns the existing row when the session already has one.
+   */
+  async open(fields: {
+    provider_id: string
+    session_id: string
+    amount: string
+    currency_code: string
+    method: string | null
+    bank: string | null
+    payment_collection_id: string | null
+  }): Promise<{ id: string; status: LedgerStatus }> {
+    const inserted = await this.db().raw(
+      `insert into payin_transaction
+         (id, provider_id, session_id, status, amount, raw_amount, currency_code, method, bank, payment_collection_id)
+       values (?, ?, ?, 'creating', ?, ?::jsonb, ?, ?, ?, ?)
+       on conflict (session_id) where session_id is not null and deleted_at is null do nothing
+       returning id, status`,
+      [
+        generateEntityId(undefined, "payintx"),
+        fields.provider_id,
+        fields.session_id,
+        fields.amount,
+        JSON.stringify({ value: fields.amount, precision: 20 }),
+        fields.currency_code,
+        fields.method,
+        fields.bank,
+        fields.payment_collection_id,
+      ]
+    )
+    if (inserted.rows.length) {
+      return inserted.rows[0]
+    }
+    const existing = await this.db().raw("select id, status from payin_transaction where session_id = ? and deleted_at is null", [
+      fields.session_id,
+    ])
+    return existing.rows[0]
+  }
+
+  /**
+   * Records the service's answer to the creation request. Hot path: one statement that moves the
+   * row from a ledger-only status (as the transition table allows), with the status columns every
+   * move writes (statusColumns: paid_at, the effect it asks for), and writes the history row; only
+   * for a row never paid, captured or ended, and for an answer that asks for no money check
+   * (`closed` compares what arrived). Anything else, or a row something already moved (a webhook
+   * overtook the answer), takes the general path, in one commit with the expiry and assigned amount.
+   */
+  async recordCreated(ledgerId: string, tx: Transaction, expiresAt: Date): Promise<void> {
+    if (tx.status !== "closed") {
+      const moved = await this.movedByCreation(ledgerId, tx, expiresAt)
+      if (moved) {
+        // committed by its one statement: its events now (none for the usual `active`)
+        await emitWritten(this.deps.emit, { row: moved, notices: [{ kind: "status", from: moved.from_status, to: tx.status }] })
+        return
+      }
+    }
+    await this.commit(async (trx) => {
+      const recorded = await this.applyStatus(trx, ledgerId, tx, "create", () => true)
+      await trx.raw(
+        "update payin_transaction set expires_at = coalesce(expires_at, ?), assigned_amount = coalesce(assigned_amount, ?) where id = ?",
+        [expiresAt, tx.fiatAmount, ledgerId]
+      )
+      return { ...recorded, row: recorded.notices.length ? await rowIn(trx, ledgerId) : recorded.row }
+    })
+  }
+
+  /** The hot path of recordCreated: the moved row (with the status it left), or null when it did not apply. */
+  private async movedByCreation(ledgerId: string, tx: Transaction, expiresAt: Date): Promise<(LedgerRow & { from_status: LedgerStatus }) | null> {
+    // never paid, captured or ended (the where clause): the effect the move asks for is the table's for a fresh row
+    const columns = statusColumns(tx.status, effectOfMove({ paid_at: null, captured_at: null, store_canceled_at: null }, tx.status))
+    const result = await this.db().raw(
+      `with moved as (
+         update payin_transaction set ${columns.sql},
+           service_id = ?, fiat_amount = ?, assigned_amount = ?, fiat_currency = ?, bank = ?,
+           requisite = ?::jsonb, service_data = ?::jsonb, payment_page_url = ?, expires_at = ?,
+           last_error = null, updated_at = now()
+         where id = ? and status = any(?::text[]) and deleted_at is null
+           and paid_at is null and captured_at is null and store_canceled_at is null
+         returning *
+       ),
+       -- the sub-select sees the row as it was before this statement
+       before as (select status from payin_transaction where id = ?),
+       noted as (
+         insert into payin_status_change (id, transaction_id, from_status, to_status, source, service_data)
+         select ?, moved.id, before.status, ?, 'create', ?::jsonb from moved, before
+       )
+       select moved.*, before.status as from_status from moved, before`,
+      [
+        ...columns.bindings,
+        tx.id,
+        tx.fiatAmount,
+        tx.fiatAmount,
+        tx.fiatCurrency,
+        tx.bank ?? null,
+        JSON.stringify(tx.requisite ?? null),
+        JSON.stringify(tx),
+        tx.externalPaymentPageUrl ?? null,
+        expiresAt,
+        ledgerId,
+        statusesMovingTo(tx.status, LEDGER_ONLY_STATUSES),
+        ledgerId,
+        generateEntityId(undefined, "payinsc"),
+        tx.status,
+        JSON.stringify(tx),
+      ]
+    )
+    return result.rows[0] ?? null
+  }
+
+  /** The request certainly created nothing (or created something refused): `failed` through the table. */
+  async recordCreationFailure(ledgerId: string, message: string): Promise<void> {
+    await this.commit(async (trx) => {
+      const row = await lockRow(trx, ledgerId)
+      await trx.raw("update payin_transaction set last_error = ?, updated_at = now() where id = ?", [message.slice(0, 2000), ledgerId])
+      const moved = await moveStatus(trx, row, "failed", "create", null, message.slice(0, 500))
+      const notices: LedgerNotice[] = moved ? [{ kind: "status", from: row.status, to: "failed" }] : []
+      return { row: moved ? await rowIn(trx, ledgerId) : row, notices }
+    })
+  }
+
+  /**
+   * Applies what the service says about a pay-in to its row: the status moves only as the table
+   * allows; the service's data is kept only when the status moved or repeated (a refused or older
+   * status changes nothing); money received is compared with the assigned amount; a dispute after
+   * payment is flagged; the Medusa effect the new status asks for is recorded as pending. Its
+   * events (dispute moves, new flags) go out after the commit. `accepts(row)` decides whether the
+   * caller may touch this row at all (instances are accounts).
+   */
+  async recordStatus(
+    ledgerId: string,
+    tx: Transaction,
+    source: StatusSource,
+    accepts: (row: LedgerRow) => boolean = () => true
+  ): Promise<RecordResult> {
+    return this.commit((trx) => this.applyStatus(trx, ledgerId, tx, source, accepts))
+  }
+
+  private async applyStatus(
+    trx: Db,
+    ledgerId: string,
+    tx: Transaction,
+    source: StatusSource,
+    accepts: (row: LedgerRow) => boolean
+  ): Promise<RecordResult> {
+    const current = await lockRow(trx, ledgerId)
+    if (!accepts(current)) {
+      throw new ForeignPayinError(`Pay-in ${current.id} belongs to ${current.provider_id}, another merchant account`)
+    }
+    if (current.service_id && current.service_id !== tx.id) {
+      throw new ServiceIdMismatchError(
+        `Pay-in ${current.id} belongs to service transaction ${current.service_id}, not ${tx.id}`,
+        current.id,
+        current.service_id
+      )
+    }
+    const transition = nextStatus(current.status, tx.status, { paid: Boolean(current.paid_at) })
+    const notices: LedgerNotice[] = []
+    if (transition.changed || transition.reason === "same") {
+      await trx.raw(
+        `update payin_transaction set service_id = ?, service_data = ?::jsonb, fiat_amount = ?, fiat_currency = ?,
+           bank = ?, requisite = ?::jsonb, payment_page_url = coalesce(?, payment_page_url),
+           assigned_amount = coalesce(assigned_amount, ?), updated_at = now()
+         where id = ?`,
+        [
+          tx.id,
+          JSON.stringify(tx),
+          tx.fiatAmount,
+          tx.fiatCurrency,
+          tx.bank ?? null,
+          JSON.stringify(tx.requisite ?? null),
+          tx.externalPaymentPageUrl ?? null,
+          // the first answer seen carries the assigned amount, unless it already moved on
+          current.status === "creating" && tx.status === "active" ? tx.fiatAmount : null,
+          ledgerId,
+        ]
+      )
+    }
+    if (transition.changed) {
+      await moveStatus(trx, current, transition.to, source, tx)
+      notices.push({ kind: "status", from: transition.from, to: transition.to })
+      const row = await rowIn(trx, ledgerId)
+      if (transition.to === "closed" || (transition.to === "re_calculation" && current.paid_at)) {
+        const money = compareReceived(row, tx)
+        if (money) notices.push(...(await addFlag(trx, row, money.flag, money.details)))
+      }
+      if (isDisputeStatus(transition.to) && current.paid_at && !isDisputeStatus(current.status)) {
+        notices.push(
+          ...(await addFlag(trx, row, "dispute_after_payment", {
+            status: transition.to,
+            captured: Boolean(row.captured_at),
+            fiat_amount: tx.fiatAmount,
+          }))
+        )
+      }
+    }
+    return { row: await rowIn(trx, ledgerId), transition, notices }
+  }
+
+  /** Flags a pay-in for the merchant once (with a history note); payin.payment_flagged goes out when the flag is new. */
+  async flag(ledgerId: string, flag: PayinFlag, details: Record<string, unknown>): Promise<boolean> {
+    const { notices } = await this.commit(async (trx) => {
+      const notices = await addFlag(trx, await lockRow(trx, ledgerId), flag, details)
+      return { row: notices.length ? await rowIn(trx, ledgerId) : null, notices }
+    })
+    return notices.length > 0
+  }
+
+  /** Links the row to its cart and order (first values win; an order id replaces none only). */
+  async link(ledgerId: string, ids: { order_id?: string | null; cart_id?: string | null }): Promise<void> {
+    await this.db().raw(
+      `update payin_transaction set order_id = coalesce(order_id, ?), cart_id = coalesce(cart_id, ?), updated_at = now()
+       where id = ? and ((order_id is null and ?::text is not null) or (cart_id is null and ?::text is not null))`,
+      [ids.order_id ?? null, ids.cart_id ?? null, ledgerId, ids.order_id ?? null, ids.cart_id ?? null]
+    )
+  }
+
+  /** Medusa deleted the session (the cart changed): a payment into this pay-in is stray money. */
+  async markSessionDeleted(ledgerId: string): Promise<void> {
+    await this.note(ledgerId, "session_deleted_at", "payment session deleted by Medusa")
+  }
+
+  /**
+   * Medusa deleted payment session `sessionId`: recorded only while the pay-in is still attached
+   * to it (a pay-in re-attached to a newer session stays that session's, whichever of the two ran
+   * first; the row lock orders them).
+   */
+  async markSessionDeletedIfCurrent(ledgerId: string, sessionId: string): Promise<boolean> {
+    return this.db().transaction(async (trx) => {
+      const row = await lockRow(trx, ledgerId)
+      if (row.session_id !== sessionId) return false
+      if (row.session_deleted_at) return true
+      await trx.raw("update payin_transaction set session_deleted_at = now(), updated_at = now() where id = ?", [ledgerId])
+      await history(trx, row, row.status, row.status, "store", "payment session deleted by Medusa")
+      return true
+    })
+  }
+
+  /**
+   * Moves a live pay-in to the new payment session `to` (the money path finds its row by service
+   * id and by session id: a payment into it is then captured for `to`, not flagged stray) and
+   * clears `session_deleted_at` (Medusa deletes the old session while it creates the new one).
+   * Only when the row is still attached to the session it was read with (`from`) and
+   * `stillReusable` holds under the row lock; null otherwise.
+   */
+  async reattachSession(
+    ledgerId: string,
+    from: string | null,
+    to: string,
+    stillReusable: (row: LedgerRow) => boolean
+  ): Promise<LedgerRow | null> {
+    return this.db().transaction(async (trx) => {
+      const row = await lockRow(trx, ledgerId)
+      if ((row.session_id ?? null) !== from || !stillReusable(row)) return null
+      const { rows } = await trx.raw(
+        "update payin_transaction set session_id = ?, session_deleted_at = null, updated_at = now() where id = ? returning *",
+        [to, ledgerId]
+      )
+      await history(trx, row, row.status, row.status, "store", `reused for payment session ${to} (was ${from ?? "none"})`)
+      return rows[0] ?? null
+    })
+  }
+
+  /** The store ended the pay-in (its payment canceled in Medusa): a late payment is flagged, never attached. */
+  async markEndedByStore(ledgerId: string, note: string, ids: { order_id?: string | null; cart_id?: string | null } = {}) {
+    await this.link(ledgerId, ids)
+    await this.note(ledgerId, "store_canceled_at", note)
+  }
+
+  async recordRefund(ledgerId: string, refund: Record<string, unknown>): Promise<void> {
+    await this.db().transaction(async (trx) => {
+      const row = await lockRow(trx, ledgerId)
+      await trx.raw(
+        "update payin_transaction set refunds = coalesce(refunds, '[]'::jsonb) || ?::jsonb, updated_at = now() where id = ?",
+        [JSON.stringify([refund]), ledgerId]
+      )
+      await history(trx, row, row.status, row.status, "store", `manual refund of ${refund.amount} recorded`)
+    })
+  }
+
+  /**
+   * A pay-in unknown to the store (no row of this instance): kept, flagged `unknown_payin` (with
+   * `details`, and its event), so it is not lost.
+   */
+  async createUnknown(providerId: string, tx: Transaction, details: Record<string, unknown> = {}): Promise<LedgerRow> {
+    const externalId = tx.extra?.externalTransactionId ?? null
+    const flags = JSON.stringify({ unknown_payin: { at: new Date().toISOString(), external_id: externalId, ...details } })
+    const { row } = await this.commit(async (trx) => {
+      const { rows } = await trx.raw(
+        `insert into payin_transaction (id, provider_id, status, amount, raw_amount, currency_code, flags, flag_kinds)
+         values (?, ?, 'creating', ?, ?::jsonb, ?, ?::jsonb, ${FLAG_KINDS_SQL("?::jsonb")})
+         returning *`,
+        [
+          generateEntityId(undefined, "payintx"),
+          providerId,
+          tx.fiatAmount,
+          JSON.stringify({ value: tx.fiatAmount, precision: 20 }),
+          tx.fiatCurrency.toLowerCase(),
+          flags,
+          flags,
+        ]
+      )
+      const notices: LedgerNotice[] = [{ kind: "flag", flag: "unknown_payin", details: { external_id: externalId, ...details } }]
+      return { row: rows[0] as LedgerRow, notices }
+    })
+    return row!
+  }
+
+  private async note(ledgerId: string, column: "session_deleted_at" | "store_canceled_at", note: string): Promise<void> {
+    await this.db().transaction(async (trx) => {
+      const row = await lockRow(trx, ledgerId)
+      if (row[column]) return
+      await trx.raw(
+        `update payin_transaction set ${column} = now(),
+           effect_pending = case when ? and effect_pending = 'cancel_order' then null else effect_pending end,
+           next_effect_at = case when ? and effect_pending = 'cancel_order' then null else next_effect_at end,
+           updated_at = now()
+         where id = ?`,
+        [column === "store_canceled_at", column === "store_canceled_at", ledgerId]
+      )
+      await history(trx, row, row.status, row.status, "store", note)
+    })
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * medusa-config's options parsed: validated against the option schemas (options.ts) with their
+ * defaults, the environment filling what is not given, and where each value came from.
+ */
+import { z } from "zod"
+import { payinProviderId } from "../../../provider-id"
+import {
+  PROVIDER_OPTION_GROUPS,
+  type PayinPluginOptions,
+  type PayinPluginOptionsInput,
+  type PayinProviderOptions,
+  type PayinProviderOptionsInput,
+  pluginOptionsSchema,
+  providerOptionsSchema,
+} from "./options"
+
+/** Thrown for invalid options; the message names every bad field and never echoes a value. */
+export class PayinConfigError extends Error {
+  constructor(
+    where: string,
+    readonly issues: { path: string; message: string }[]
+  ) {
+    super(
+      `medusa-plugin-payin: invalid ${where}:\n` + issues.map((i) => `  - ${i.path || "(root)"}: ${i.message}`).join("\n")
+    )
+    this.name = "PayinConfigError"
+  }
+}
+
+function parseWith<S extends z.ZodType>(schema: S, input: unknown, where: string): z.output<S> {
+  const result = schema.safeParse(input ?? {})
+  if (!result.success) {
+    throw new PayinConfigError(
+      where,
+      result.error.issues.map((issue) => ({
+        path: issue.path.map(String).join("."),
+        message:
+          issue.code === "unrecognized_keys"
+            ? `unknown option(s) ${issue.keys.map((k) => `"${k}"`).join(", ")}`
+            : issue.message,
+      }))
+    )
+  }
+  return result.data
+}
+
+/** Options the environment fills, and the name each has there (PAYIN_<ID>_<NAME>, else PAYIN_<NAME>). */
+const ENV_NAMES = { apiKey: "API_KEY", baseUrl: "BASE_URL", allowPrivateBaseUrl: "ALLOW_PRIVATE_BASE_URL" } as const
+type EnvOption = keyof typeof ENV_NAMES
+const isEnvOption = (key: string): key is EnvOption => key in ENV_NAMES
+
+/** The environment's value of option `key` for instance `id`: PAYIN_<ID>_<NAME>, else PAYIN_<NAME> (empty is unset). */
+function envValue(env: Record<string, string | undefined>, id: string, key: EnvOption): string | undefined {
+  const envId = id.toUpperCase().replace(/-/g, "_")
+  return env[`PAYIN_${envId}_${ENV_NAMES[key]}`] || env[`PAYIN_${ENV_NAMES[key]}`] || undefined
+}
+
+const instanceIdOfInput = (raw: Record<string, unknown>) => (typeof raw.id === "string" ? raw.id : "default")
+
+/**
+ * Validates one provider's options, filling defaults. `PAYIN_<ID>_API_KEY` / `PAYIN_API_KEY`,
+ * `PAYIN_<ID>_BASE_URL` / `PAYIN_BASE_URL` and `PAYIN_<ID>_ALLOW_PRIVATE_BASE_URL` /
+ * `PAYIN_ALLOW_PRIVATE_BASE_URL` fill apiKey, baseUrl and allowPrivateBaseUrl when they are not given.
+ */
+export function parseProviderOptions(
+  input: PayinProviderOptionsInput | undefined,
+  env: Record<string, string | undefined> = process.env
+): PayinProviderOptions {
+  const raw: Record<string, unknown> = { ...(input ?? {}) }
+  const id = instanceIdOfInput(raw)
+  raw.apiKey ??= envValue(env, id, "apiKey")
+  raw.baseUrl ??= envValue(env, id, "baseUrl")
+  raw.allowPrivateBaseUrl ??= envFlag(envValue(env, id, "allowPrivateBaseUrl"))
+  return parseWith(providerOptionsSchema, raw, `options of payment provider "${payinProviderId(id)}"`)
+}
+
+/** "true"/"1" and "false"/"0" as booleans; anything else as given (the schema names the option). */
+function envFlag(value: string | undefined): unknown {
+  const text = value?.trim().toLowerCase()
+  if (!text) return undefined
+  if (text === "true" || text === "1") return true
+  if (text === "false" || text === "0") return false
+  return value
+}
+
+/**
+ * Whether base URLs typed in the admin may reach private, loopback or link-local addresses: the
+ * instance's `allowPrivateBaseUrl`, else only on a development or test instance (NODE_ENV
+ * "development" or "test"; `medusa start` runs "production" unless told otherwise).
+ */
+export function allowsPrivateBaseUrl(
+  options: Pick<PayinProviderOptions, "allowPrivateBaseUrl">,
+  env: Record<string, string | undefined> = process.env
+): boolean {
+  return options.allowPrivateBaseUrl ?? (env.NODE_ENV === "development" || env.NODE_ENV === "test")
+}
+
+export function parsePluginOptions(input: PayinPluginOptionsInput | undefined): PayinPluginOptions {
+  return parseWith(pluginOptionsSchema, input, "plugin options")
+}
+
+/** Where a configured value came from (the admin's overrides are layered on top at run time). */
+export type ConfigSource = "config" | "env" | "default"
+
+/**
+ * The source of each provider option: given in medusa-config, taken from the environment
+ * (apiKey, baseUrl, allowPrivateBaseUrl), or the default. Fields of a group (PROVIDER_OPTION_GROUPS)
+ * are listed as `<group>.<field>`.
+ */
+export function providerConfigSources(
+  input: PayinProviderOptionsInput | undefined,
+  env: Record<string, string | undefined> = process.env
+): Record<string, ConfigSource> {
+  const raw = (input ?? {}) as Record<string, unknown>
+  const id = instanceIdOfInput(raw)
+  const sources: Record<string, ConfigSource> = {}
+  for (const key of Object.keys(providerOptionsSchema.shape)) {
+    if (key === "id") continue
+    if (raw[key] !== undefined) sources[key] = "config"
+    else if (isEnvOption(key) && envValue(env, id, key)) sources[key] = "env"
+    else sources[key] = "default"
+  }
+  for (const [group, schema] of Object.entries(PROVIDER_OPTION_GROUPS)) {
+    const given = (raw[group] ?? {}) as Record<string, unknown>
+    for (const key of Object.keys(schema.shape)) {
+      sources[`${group}.${key}`] = given[key] !== undefined ? "config" : "default"
+    }
+  }
+  return sources
+}
+
+export function pluginConfigSources(input: PayinPluginOptionsInput | undefined): Record<string, ConfigSource> {
+  const raw = (input ?? {}) as Record<string, unknown>
+  return Object.fromEntries(
+    Object.keys(pluginOptionsSchema.shape).map((key) => [key, raw[key] !== undefined ? "config" : "default"])
+  )
+}
