@@ -11,8 +11,8 @@ import path from "path"
 jest.setTimeout(180_000)
 
 const root = path.resolve(__dirname, "..", "..")
-const PACK = path.join(root, "integration-tests", "package", "pack.mjs")
-const CHECK = path.join(root, "integration-tests", "package", "check-packages.mjs")
+const PACK = path.join(root, "integration-tests", "build", "pack.mjs")
+const CHECK = path.join(root, "integration-tests", "build", "check-packages.mjs")
 if (!existsSync(path.join(root, ".medusa", "sandbox", "package.json")) || !existsSync(path.join(root, ".medusa", "storefront", "package.json"))) {
   throw new Error("the packages are not built: run `npm run build` (npm test does) before this spec")
 }

@@ -35,7 +35,7 @@ import net from "node:net"
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
-import { packAll } from "../package/pack.mjs"
+import { packAll } from "../build/pack.mjs"
 import { createDatabase, databaseUrl, externalDatabase, makeScratchDir, startEmbeddedPostgres } from "../support/postgres.mjs"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))

@@ -1,4 +1,4 @@
-// Second step of `npm run build`, after `tsc -p integration-tests/package/tsconfig.declarations.json`
+// Second step of `npm run build`, after `tsc -p integration-tests/build/tsconfig.declarations.json`
 // wrote the .d.ts files next to the built JS in .medusa/server. It makes them name only packages a
 // store or storefront has, and fails the build otherwise:
 // - tsc names Medusa's shared types after the package that declares them, "@medusajs/types" (a
@@ -41,7 +41,7 @@ for (const entry of readdirSync(out, { recursive: true })) {
     }
   }
 }
-if (count === 0) problems.push(`no .d.ts in ${path.relative(root, out)}: run tsc -p integration-tests/package/tsconfig.declarations.json first`)
+if (count === 0) problems.push(`no .d.ts in ${path.relative(root, out)}: run tsc -p integration-tests/build/tsconfig.declarations.json first`)
 if (problems.length) {
   console.error(problems.join("\n"))
   process.exit(1)

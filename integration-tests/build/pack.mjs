@@ -50,7 +50,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const args = process.argv.slice(2)
   const at = args.indexOf("--out")
   if ((at !== -1 && !args[at + 1]) || args.length !== (at === -1 ? 0 : 2)) {
-    console.error("usage: node integration-tests/package/pack.mjs [--out DIR]")
+    console.error("usage: node integration-tests/build/pack.mjs [--out DIR]")
     process.exit(2)
   }
   try {
