@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { SERVICE_STATUSES, type ServiceStatus } from "../status"
+import { PAYIN_METHODS } from "./methods"
 
 /**
  * Zod schemas of the Merchant Payment Service's resources (spec: merchant-payment-service.md).
@@ -13,16 +14,7 @@ import { SERVICE_STATUSES, type ServiceStatus } from "../status"
  *   so the two cannot drift.
  */
 
-export const PAYIN_METHODS = [
-  "account",
-  "card",
-  "deeplink",
-  "link",
-  "phone_number",
-  "qr",
-  "quasi",
-  "mobile_comm",
-] as const
+export { PAYIN_METHODS }
 export const PayinMethodSchema = z.enum(PAYIN_METHODS)
 export type PayinMethod = z.infer<typeof PayinMethodSchema>
 

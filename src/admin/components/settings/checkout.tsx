@@ -1,7 +1,7 @@
 // Checkout rules: where the storefront may send shoppers back, the methods and banks offered,
 // how the amount is asked (exact, or a range with a tolerance), the payment window.
 import { useTranslation } from "react-i18next"
-import { PAYIN_METHODS } from "../../../client/schemas"
+import { PAYIN_METHODS } from "../../../client/methods"
 import type { ProviderFieldPath } from "../../lib/api"
 import type { FieldSpec } from "../../lib/settings-form"
 import type { SettingsForm } from "../../lib/use-settings-form"
