@@ -334,6 +334,15 @@ try { await fetch("http://127.0.0.1:4190/") } catch (error) { console.log(descri
     } finally {
       await client.end()
     }
+    // the paid mail goes out after the capture (an event and its subscriber): stop the demo once it is
+    // sent, so the second run's summary can list it (stopped earlier, the retry job sends it later)
+    const paidMailSent = async () =>
+      (await json(`${demo.backendUrl}/admin/notifications?channel=email&limit=200`, { headers: { authorization: `Bearer ${token}` } }))
+        .notifications.some((n: any) => n.template === "payin.paid" && n.resource_id === orderId)
+    for (const deadline = Date.now() + 30_000; !(await paidMailSent()) && Date.now() < deadline; ) {
+      await new Promise((r) => setTimeout(r, 250))
+    }
+    expect(await paidMailSent()).toBe(true)
 
     const pgPid = Number(readFileSync(path.join(demoDir, "pg", "postmaster.pid"), "utf8").split("\n")[0])
     expect(pidAlive(pgPid)).toBe(true)
