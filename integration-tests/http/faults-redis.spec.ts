@@ -133,8 +133,10 @@ appSpec((h, { dbConfig }) => {
           `(${JSON.stringify(deliveriesDuring.map((d) => d.responseStatus ?? d.error))}); ` +
           `the called-back pay-ins captured ${(recoveryMs / 1000).toFixed(1)} s after Redis came back`
       )
-      // the service never got a 2xx for a delivery while Redis was down
-      expect(deliveriesDuring.filter((d) => d.responseStatus !== null && d.responseStatus < 300)).toEqual([])
+      // while Redis was down no delivery was answered as applied (200): 503, or 202 once it was stored
+      // and its apply failed before the deadline (applied later by the retry job; nothing was
+      // captured meanwhile, above)
+      expect(deliveriesDuring.filter((d) => d.responseStatus !== null && d.responseStatus < 300 && d.responseStatus !== 202)).toEqual([])
 
       // The lost callback. Medusa keeps scheduled jobs as BullMQ repeatable jobs in Redis: Redis
       // back empty has none, so Medusa's scheduler no longer runs the reconciliation job until
