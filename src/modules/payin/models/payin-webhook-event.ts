@@ -32,7 +32,7 @@ export const PayinWebhookEvent = model
     { on: ["provider_id", "payload_hash"], unique: true },
     { on: ["state", "next_attempt_at"] },
     { on: ["service_id"] },
-    // the retention job's selection: applied entries by age (src/modules/payin/inbox.ts, pruneApplied)
+    // the retention job's selection: applied entries by age (src/modules/payin/inbox/inbox.ts, pruneApplied)
     { on: ["applied_at"], where: "state = 'applied'" },
     // webhook health: the newest failure of an instance without reading its whole inbox
     { on: ["provider_id", "updated_at"], where: "last_error IS NOT NULL" },
