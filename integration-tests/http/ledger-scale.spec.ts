@@ -3,7 +3,9 @@
 //   - every admin list/filter/search, the export, the detail and order views, the webhook apply
 //     path's lookups and reconciliation's selections read payin_transaction through an index
 //     (EXPLAIN of the statements they really ran: no Seq Scan on it);
-//   - cursor pagination walks every page once (with filters), offset still works;
+//   - cursor pagination walks every page once (with filters), offset still works up to its limit;
+//   - search: exact up to the cap per column, broader by windows of the newest rows (short pages
+//     that go on), by cursor only;
 //   - counts: exact up to the cap, the planner's estimate above it, "at least" when more matched
 //     than the estimate said;
 //   - the CSV export: columns, RFC 4180 quoting, formula escaping, exact amounts, filters, 400s,
@@ -14,7 +16,7 @@ import { setFlagsFromString } from "v8"
 import { runInNewContext } from "vm"
 import { Modules } from "@medusajs/framework/utils"
 import { reconcilePayins } from "../../src/money-path/reconcile"
-import { COUNT_CAP } from "../../src/modules/payin/ledger/queries"
+import { COUNT_CAP, MAX_OFFSET, SEARCH_EXACT_CAP, SEARCH_WINDOW } from "../../src/modules/payin/ledger/limits"
 import { EXPORT_COLUMNS } from "../../src/modules/payin/ledger/export"
 import { encodeCursor } from "../../src/modules/payin/ledger/cursor"
 import { LEDGER_STATUSES, PAYIN_FLAGS } from "../../src/status"
@@ -178,7 +180,8 @@ appSpec((h) => {
         seen.push(...res.data.transactions.map((t: { id: string }) => t.id))
         cursor = res.data.next_cursor
         if (!cursor) break
-        expect(res.data.transactions).toHaveLength(limit)
+        // a broad search's page may be short (its window ran out), a list's never
+        if (!/(^|&)q=/.test(filter)) expect(res.data.transactions).toHaveLength(limit)
       }
       return seen
     }
@@ -224,6 +227,56 @@ appSpec((h) => {
     const both = await get(`/admin/payin/transactions?offset=20&cursor=${third.data.next_cursor}`)
     expect(both.status).toBe(400)
     expect(both.data.message).toMatch(/either cursor or offset/)
+  })
+
+  it("searches exactly up to the cap per column, broader by windows of the newest rows, paged by cursor only", async () => {
+    // older than every other row: a broad search reaches them only after windows without a match
+    const OLD = SEARCH_EXACT_CAP + 100
+    await fillLedger(knex(), { count: OLD, tag: "x", providerId: "pp_payin_old", newest: new Date("2020-01-01T00:00:00Z"), spacingSeconds: 60 })
+    await knex().raw("analyze payin_transaction")
+    const matching = (prefix: string) =>
+      ids(`select id from payin_transaction where id like ? order by created_at desc, id desc`, [`${prefix.replace(/_/g, "\\_")}%`])
+
+    // narrow: every match, the exact count
+    const narrow = await get("/admin/payin/transactions?q=payintx_01XA&limit=100")
+    const expectedNarrow = await matching("payintx_01XA")
+    expect(expectedNarrow.length).toBeGreaterThan(20)
+    expect(narrow.data).toMatchObject({ count: expectedNarrow.length, count_is_estimate: false, count_is_lower_bound: false, next_cursor: null })
+    expect(narrow.data.transactions.map((t: { id: string }) => t.id)).toEqual(expectedNarrow)
+
+    // broad (more than the cap match the id column): newest first through windows of SEARCH_WINDOW rows;
+    // the windows before the old rows hold none of them: short (empty) pages that still go on
+    const expected = await matching("payintx_01X")
+    expect(expected).toHaveLength(OLD)
+    const newer = (await knex().raw(`select count(*)::int as n from payin_transaction where created_at > '2020-01-02'`)).rows[0].n
+    expect(newer).toBeGreaterThan(SEARCH_WINDOW)
+    const seen: string[] = []
+    const sizes: number[] = []
+    let cursor: string | null = null
+    for (let pages = 0; pages < 100; pages++) {
+      const res = await get(`/admin/payin/transactions?q=payintx_01X&limit=100${cursor ? `&cursor=${cursor}` : ""}`)
+      expect(res.status).toBe(200)
+      expect(res.data).toMatchObject({ count: SEARCH_EXACT_CAP, count_is_estimate: true, count_is_lower_bound: true })
+      seen.push(...res.data.transactions.map((t: { id: string }) => t.id))
+      sizes.push(res.data.transactions.length)
+      cursor = res.data.next_cursor
+      if (!cursor) break
+    }
+    expect(seen).toEqual(expected)
+    expect(sizes[0]).toBe(0) // the newest window holds none of them, and says to go on
+    expect(sizes.filter((n) => n === 100).length).toBeGreaterThanOrEqual(Math.floor(OLD / 100) - 1)
+
+    // a broad search pages by cursor only; a deep offset is refused for every list
+    const offset = await get("/admin/payin/transactions?q=payintx_01X&offset=20")
+    expect(offset.status).toBe(400)
+    expect(offset.data.fields[0]).toMatchObject({ path: "offset" })
+    expect(offset.data.message).toMatch(/cursor/)
+    expect((await get("/admin/payin/transactions?q=payintx_01XA&offset=20")).status).toBe(200)
+    const deep = await get(`/admin/payin/transactions?offset=${MAX_OFFSET + 1}`)
+    expect(deep.status).toBe(400)
+    expect(deep.data.fields[0]).toMatchObject({ path: "offset" })
+    expect(deep.data.message).toMatch(/next_cursor/)
+    expect((await get(`/admin/payin/transactions?offset=${MAX_OFFSET}`)).status).toBe(200)
   })
 
   it("counts exactly up to the cap, estimates above it, and says 'at least' when the estimate was low", async () => {

@@ -13,6 +13,7 @@ import { ExportLink } from "../../components/transactions/export-link"
 import { TransactionFilters } from "../../components/transactions/filters"
 import { TransactionsTable } from "../../components/transactions/table"
 import { useTransactions } from "../../lib/api"
+import { SEARCH_WINDOW } from "../../../modules/payin/ledger/limits"
 
 const PAGE = 20
 
@@ -23,8 +24,10 @@ const PayinsPage = () => {
   const flag = params.get("flag") ?? ""
   const cursor = params.get("cursor") ?? ""
   const pageIndex = cursor ? Number(params.get("page") ?? 1) || 1 : 0
-  // cursors of the pages before this one, for "Previous" ("" = the first page)
-  const [trail, setTrail] = useState<string[]>([])
+  // rows before this page (a broad search's pages may be short)
+  const first = cursor ? Number(params.get("first") ?? 0) || 0 : 0
+  // the pages before this one, for "Previous" (cursor "" = the first page)
+  const [trail, setTrail] = useState<{ cursor: string; first: number }[]>([])
 
   const query = useMemo(() => {
     const q = new URLSearchParams()
@@ -48,6 +51,7 @@ const PayinsPage = () => {
       // a new filter starts at the first page
       next.delete("cursor")
       next.delete("page")
+      next.delete("first")
       setTrail([])
     }
     next.delete("offset")
@@ -55,14 +59,14 @@ const PayinsPage = () => {
   }
   const goNext = () => {
     if (!data?.next_cursor) return
-    setTrail([...trail, cursor])
-    update({ cursor: data.next_cursor, page: String(pageIndex + 1) })
+    setTrail([...trail, { cursor, first }])
+    update({ cursor: data.next_cursor, page: String(pageIndex + 1), first: String(first + data.transactions.length) })
   }
   const goPrevious = () => {
-    const previous = trail.length ? trail[trail.length - 1] : ""
+    const previous = trail[trail.length - 1]
     setTrail(trail.slice(0, -1))
     // after a reload the trail is gone: back to the first page
-    update(trail.length && previous ? { cursor: previous, page: String(pageIndex - 1) } : { cursor: "", page: "" })
+    update(previous?.cursor ? { cursor: previous.cursor, page: String(pageIndex - 1), first: String(previous.first) } : { cursor: "", page: "", first: "" })
   }
 
   return (
@@ -76,13 +80,17 @@ const PayinsPage = () => {
       <TransactionFilters query={params.get("q") ?? ""} status={status} flag={flag} update={update} />
       <ExportLink status={status} flag={flag} />
       {error ? <ErrorText error={error} /> : <TransactionsTable transactions={data?.transactions ?? []} />}
-      {isLoading || !data?.transactions.length ? (
+      {data?.next_cursor && data.transactions.length < PAGE ? (
+        <Text size="small" className="text-ui-fg-subtle px-6 py-4" data-testid="payin-search-goes-on">
+          {t("payin.transactions.searchGoesOn", { window: SEARCH_WINDOW.toLocaleString(i18n.language) })}
+        </Text>
+      ) : isLoading || !data?.transactions.length ? (
         <Text size="small" className="text-ui-fg-subtle px-6 py-4" data-testid="payin-transactions-empty">
           {isLoading ? t("payin.common.loading") : t("payin.transactions.empty")}
         </Text>
       ) : null}
       <div className="flex items-center justify-between px-6 py-4">
-        {data ? <CountText data={data} first={pageIndex * PAGE} t={t} language={i18n.language} /> : <span />}
+        {data ? <CountText data={data} first={first} t={t} language={i18n.language} /> : <span />}
         <div className="flex gap-2">
           <Button size="small" variant="secondary" disabled={pageIndex === 0} onClick={goPrevious} data-testid="payin-page-previous">
             {t("payin.transactions.previous")}

@@ -2,12 +2,9 @@ import { OPEN_STATUSES } from "../../../status"
 import type { Db } from "../db"
 import type { LedgerRow } from "./types"
 import { type LedgerCursor, cursorTimeSql } from "./cursor"
+import { COUNT_CAP, SEARCH_EXACT_CAP } from "./limits"
+import { type Where, broadPage, probe } from "./search"
 
-/**
- * Above this many matching pay-ins a list's `count` is not counted: it is PostgreSQL's estimate
- * (the planner's row estimate, from the table's statistics), and the answer says so.
- */
-export const COUNT_CAP = 10_000
 
 /** Rows the export reads per statement (keyset batches). */
 export const EXPORT_BATCH = 1000
@@ -68,16 +65,20 @@ export type ExportRow = {
   captured: boolean
 }
 
-type Where = { sql: string; bindings: unknown[] }
-
-const likePrefix = (q: string) => `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+/** A broad search (more than SEARCH_EXACT_CAP matches in a column) pages by cursor only. */
+export class BroadSearchOffsetError extends Error {
+  constructor() {
+    super(`this search matches more than ${SEARCH_EXACT_CAP.toLocaleString("en")} pay-ins: page it with cursor (the next_cursor of the page before), not offset`)
+    this.name = "BroadSearchOffsetError"
+  }
+}
 
 /**
- * The WHERE clause of the admin's filters; each condition matches an index (README "Indexes"):
- * flags through flag_kinds (GIN, and the flagged partial indexes), the search as prefix matches
- * on the ids and the requisite numbers (text_pattern_ops).
+ * The WHERE clause of the admin's filters but the search; each condition matches an index (README
+ * "Indexes"): flags through flag_kinds (GIN, and the flagged partial indexes). The search is
+ * search.ts's.
  */
-export function ledgerWhere(filters: Omit<LedgerFilters, "limit" | "offset" | "cursor">): Where {
+export function ledgerWhere(filters: Omit<LedgerFilters, "limit" | "offset" | "cursor" | "q">): Where {
   const where: string[] = ["deleted_at is null"]
   const bindings: unknown[] = []
   if (filters.status?.length) {
@@ -103,14 +104,15 @@ export function ledgerWhere(filters: Omit<LedgerFilters, "limit" | "offset" | "c
     where.push("payment_collection_id = any(?::text[])")
     bindings.push(filters.paymentCollectionIds)
   }
-  if (filters.q) {
-    const like = likePrefix(filters.q)
-    const columns = ["id", "service_id", "session_id", "order_id", "cart_id", "(requisite ->> 'requisites')", "(requisite ->> 'sbpNumber')"]
-    where.push(`(${columns.map((c) => `${c} like ?`).join(" or ")})`)
-    bindings.push(...columns.map(() => like))
-  }
   return { sql: where.join(" and "), bindings }
 }
+
+const keysetOf = (cursor: LedgerCursor | null | undefined): Where =>
+  cursor ? { sql: " and (created_at, id) < (?::timestamptz, ?)", bindings: [cursor.at, cursor.id] } : { sql: "", bindings: [] }
+
+type CursorRow = Record<string, unknown> & { cursor_at?: unknown }
+const withoutCursor = (rows: CursorRow[]) => rows.map(({ cursor_at: _cursor, ...row }) => row as LedgerRow)
+const cursorOf = (row: CursorRow | undefined): LedgerCursor | null => (row ? { at: row.cursor_at as string, id: row.id as string } : null)
 
 /** Read-only views of the ledger for the admin (lists, one pay-in with its history and deliveries, the export). */
 export class LedgerQueries {
@@ -122,26 +124,73 @@ export class LedgerQueries {
    * estimated above it).
    */
   async list(filters: LedgerFilters): Promise<LedgerPage> {
+    if (filters.q) return this.search(filters, filters.q)
     const where = ledgerWhere(filters)
     const limit = filters.limit ?? 20
     const offset = filters.offset ?? 0
-    const keyset = filters.cursor ? " and (created_at, id) < (?::timestamptz, ?)" : ""
+    const keyset = keysetOf(filters.cursor)
     const result = await this.db().raw(
       `select *, ${cursorTimeSql("created_at")} as cursor_at from payin_transaction
-       where ${where.sql}${keyset}
+       where ${where.sql}${keyset.sql}
        order by created_at desc, id desc limit ? offset ?`,
-      [...where.bindings, ...(filters.cursor ? [filters.cursor.at, filters.cursor.id] : []), limit + 1, offset]
+      [...where.bindings, ...keyset.bindings, limit + 1, offset]
     )
     const more = result.rows.length > limit
     const page = result.rows.slice(0, limit)
-    const last = page[page.length - 1]
-    const nextCursor = more && last ? { at: last.cursor_at as string, id: last.id as string } : null
-    const rows = page.map(({ cursor_at: _cursor, ...row }: Record<string, unknown>) => row as LedgerRow)
+    const nextCursor = more ? cursorOf(page[page.length - 1]) : null
+    const rows = withoutCursor(page)
     // the whole result is on this page: its size is the count
     if (!filters.cursor && !more && (page.length > 0 || offset === 0)) {
       return { rows, count: offset + page.length, countIsEstimate: false, countIsLowerBound: false, nextCursor }
     }
     return { rows, ...(await this.count(where)), nextCursor }
+  }
+
+  /** A list with a search (search.ts): exact when narrow, a window per request when broad. */
+  private async search(filters: LedgerFilters, q: string): Promise<LedgerPage> {
+    const limit = filters.limit ?? 20
+    const offset = filters.offset ?? 0
+    const keyset = keysetOf(filters.cursor)
+    const where = ledgerWhere(filters)
+    const found = await probe(this.db(), q)
+    if (!found.broad) {
+      const among = { sql: `${where.sql} and id = any(?::text[])`, bindings: [...where.bindings, found.ids] }
+      const [result, counted] = await Promise.all([
+        this.db().raw(
+          `select *, ${cursorTimeSql("created_at")} as cursor_at from payin_transaction
+           where ${among.sql}${keyset.sql} order by created_at desc, id desc limit ? offset ?`,
+          [...among.bindings, ...keyset.bindings, limit + 1, offset]
+        ),
+        this.db().raw(`select count(*)::int as n from payin_transaction where ${among.sql}`, among.bindings),
+      ])
+      const more = result.rows.length > limit
+      const page = result.rows.slice(0, limit)
+      return {
+        rows: withoutCursor(page),
+        count: counted.rows[0].n as number,
+        countIsEstimate: false,
+        countIsLowerBound: false,
+        nextCursor: more ? cursorOf(page[page.length - 1]) : null,
+      }
+    }
+    if (offset) throw new BroadSearchOffsetError()
+    const page = await broadPage(this.db(), q, where, keyset, limit)
+    // PostgreSQL's estimate of a prefix match is no guide (see search.ts): the count is what is
+    // known for certain, more than the cap for the search alone, else the rows found so far
+    const searchAlone = where.sql === ledgerWhere({}).sql
+    return {
+      rows: withoutCursor(page.rows),
+      count: searchAlone ? SEARCH_EXACT_CAP : page.rows.length + (page.more ? 1 : 0),
+      countIsEstimate: true,
+      countIsLowerBound: true,
+      nextCursor: page.more ? cursorOf(page.rows[page.rows.length - 1]) : page.windowEnd,
+    }
+  }
+
+  /** PostgreSQL's planner estimate of the rows matching `where`. */
+  private async estimate(where: Where): Promise<number> {
+    const plan = await this.db().raw(`explain (format json) select 1 from payin_transaction where ${where.sql}`, where.bindings)
+    return planRows(plan.rows[0])
   }
 
   /**
@@ -150,8 +199,7 @@ export class LedgerQueries {
    * cap answers the cap as a lower bound).
    */
   async count(where: Where): Promise<Pick<LedgerPage, "count" | "countIsEstimate" | "countIsLowerBound">> {
-    const plan = await this.db().raw(`explain (format json) select 1 from payin_transaction where ${where.sql}`, where.bindings)
-    const estimate = planRows(plan.rows[0])
+    const estimate = await this.estimate(where)
     if (estimate > COUNT_CAP) {
       return { count: estimate, countIsEstimate: true, countIsLowerBound: false }
     }

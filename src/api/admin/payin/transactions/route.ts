@@ -1,18 +1,20 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
 import { encodeCursor } from "../../../../modules/payin/ledger/cursor"
 import { transactionRow } from "../helpers"
-import { parseOr400, payinModule } from "../../../utils"
+import { BroadSearchOffsetError } from "../../../../modules/payin/ledger/queries"
+import { invalid, parseOr400, payinModule } from "../../../utils"
 import { transactionsQuerySchema } from "./validators"
 
 /**
  * GET /admin/payin/transactions: the ledger, newest first, filtered; one page after `cursor`
- * (keyset, what the admin uses) or `offset`. `count` is exact up to 10,000 matches and
- * PostgreSQL's estimate above (`count_is_estimate`; `count_is_lower_bound` when it is "at least").
+ * (keyset, what the admin uses) or `offset` (at most 10,000; not with a broad search). `count` is
+ * exact up to 10,000 matches (1,000 for a search) and an estimate above (`count_is_estimate`;
+ * `count_is_lower_bound` when it is "at least"). A broad search's page may be short: README.
  */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const query = parseOr400(res, transactionsQuerySchema, req.query)
   if (!query) return
-  const page = await payinModule(req).queries.list({
+  const listing = payinModule(req).queries.list({
     status: query.status,
     flags: query.flag,
     hasFlags: query.has_flags === "true",
@@ -23,6 +25,11 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
     offset: query.offset,
     cursor: query.cursor ?? null,
   })
+  const page = await listing.catch((error: unknown) => {
+    if (error instanceof BroadSearchOffsetError) return invalid(res, [{ path: "offset", message: error.message }])
+    throw error
+  })
+  if (!page) return
   res.json({
     transactions: page.rows.map(transactionRow),
     count: page.count,

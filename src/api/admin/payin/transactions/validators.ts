@@ -1,6 +1,7 @@
 import { z } from "zod"
 import { LEDGER_STATUSES } from "../../../../status"
 import { decodeCursor } from "../../../../modules/payin/ledger/cursor"
+import { MAX_OFFSET } from "../../../../modules/payin/ledger/limits"
 
 /** A comma list (or a repeated parameter) of allowed values, or of flag names. */
 export const commaList = (what: string, allowed?: readonly string[]) =>
@@ -31,7 +32,12 @@ export const transactionsQuerySchema = z
     order_id: z.string().max(64).optional(),
     q: z.string().trim().max(100).optional(),
     limit: z.coerce.number({ error: "limit must be a number" }).int().min(1).max(100).default(20),
-    offset: z.coerce.number({ error: "offset must be a number" }).int().min(0).default(0),
+    offset: z.coerce
+      .number({ error: "offset must be a number" })
+      .int()
+      .min(0)
+      .max(MAX_OFFSET, { message: `offset is at most ${MAX_OFFSET}: page deeper with cursor (the next_cursor of the page before)` })
+      .default(0),
     cursor: z
       .string()
       .transform((value, ctx) => {
