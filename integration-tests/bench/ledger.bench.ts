@@ -5,8 +5,8 @@
 //     has an order (so the export's display-id lookups find real orders);
 //   - times every admin query through the real routes over HTTP (BENCH_LEDGER_REQUESTS, default
 //     15, timed requests each after 2 untimed): first page, deep pages (cursor; offset reported),
-//     each status, each flag and has_flags, id/order/service/requisite prefix search, the UI's
-//     combinations, one pay-in, an order's pay-ins, webhook health: p50/p95 against 100 ms;
+//     each status, each flag and has_flags, id/order/service/requisite prefix search (narrow and
+//     broad, down to every pay-in), the UI's combinations, the deepest offset (a deeper one is refused), one pay-in, an order's pay-ins, webhook health: p50/p95 against 100 ms;
 //   - the CSV export of every row: time and the server's RSS growth against 60 s and 100 MB;
 //   - reconciliation: the selection of open pay-ins (page by page as the job reads it) and of
 //     pending effects, the webhook apply path's lookups, and a run that looks up
@@ -23,6 +23,7 @@ import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { PayinClient } from "../../src/client/client"
 import { reconcilePayins } from "../../src/money-path/reconcile"
 import { encodeCursor } from "../../src/modules/payin/ledger/cursor"
+import { MAX_OFFSET } from "../../src/modules/payin/ledger/limits"
 import type PayinModuleService from "../../src/modules/payin/service"
 import { LEDGER_STATUSES, OPEN_STATUSES, PAYIN_FLAGS } from "../../src/status"
 import { adminHeaders } from "../support/admin"
@@ -139,7 +140,7 @@ medusaIntegrationTestRunner({
         ["first page", `${list}?limit=20`, true],
         ["page 2 (cursor)", "", true], // filled in below from the first page's next_cursor
         ["deep page (cursor at the middle)", `${list}?limit=20&cursor=${deep}`, true],
-        [`deep page (offset=${Math.floor(ROWS / 2)})`, `${list}?limit=20&offset=${Math.floor(ROWS / 2)}`, false],
+        [`deepest offset (offset=${MAX_OFFSET})`, `${list}?limit=20&offset=${MAX_OFFSET}`, true],
         ...LEDGER_STATUSES.map((s): [string, string, boolean] => [`status=${s}`, `${list}?status=${s}`, true]),
         ["status=dispute,checking", `${list}?status=dispute,checking`, true],
         ["status=active (deep cursor)", `${list}?status=active&cursor=${deep}`, true],
@@ -152,6 +153,21 @@ medusaIntegrationTestRunner({
         ["q=<service id prefix>", `${list}?q=${prefix(sample.service_id, 8)}`, true],
         ["q=<requisite number prefix>", `${list}?q=${prefix(sample.requisites, 10)}`, true],
         ["q=<SBP number prefix>", `${list}?q=${prefix(sample.sbp, 10)}`, true],
+        // broad prefixes (ids and numbers are uniform: 16 ids per hex digit, 10 numbers per digit)
+        ["q=<id type prefix> (every pay-in)", `${list}?q=payintx_`, true],
+        ["q=<id prefix, 1/16 of the ledger>", `${list}?q=${prefix(sample.id, 12)}`, true],
+        ["q=<id prefix, 1/256>", `${list}?q=${prefix(sample.id, 13)}`, true],
+        ["q=<id prefix, 1/4096>", `${list}?q=${prefix(sample.id, 14)}`, true],
+        ["q=<service id first digit, 1/16>", `${list}?q=${prefix(sample.service_id, 1)}`, true],
+        ["q=<card number prefix, 1/10>", `${list}?q=${prefix(sample.requisites, 5)}`, true],
+        ["q=<card number prefix, 1/100>", `${list}?q=${prefix(sample.requisites, 6)}`, true],
+        ["q=<card number prefix, 1/1000>", `${list}?q=${prefix(sample.requisites, 7)}`, true],
+        ["q=<card number prefix, 1/10000>", `${list}?q=${prefix(sample.requisites, 8)}`, true],
+        ["q=<SBP prefix +79> (a third)", `${list}?q=${prefix("+79", 3)}`, true],
+        ["q=<no match>", `${list}?q=zzz`, true],
+        ["status=active&q=<id prefix, 1/16>", `${list}?status=active&q=${prefix(sample.id, 12)}`, true],
+        ["flag=underpayment&q=<card number prefix, 1/10>", `${list}?flag=underpayment&q=${prefix(sample.requisites, 5)}`, true],
+        ["q=<id prefix, 1/256> (next page, cursor)", "", true], // filled in below
         ["order_id=<id>", `${list}?order_id=${sample.order_id}`, true],
         ["status=closed&flag=underpayment", `${list}?status=closed&flag=underpayment`, true],
         ["status=active&flag=underpayment (none)", `${list}?status=active&flag=underpayment`, true],
@@ -164,6 +180,11 @@ medusaIntegrationTestRunner({
       ]
       const first = await api.get(`${list}?limit=20`, admin)
       queries[1][1] = `${list}?limit=20&cursor=${first.data.next_cursor}`
+      const broad = queries.findIndex(([name]) => name.endsWith("(next page, cursor)"))
+      const broadFirst = await api.get(`${list}?q=${prefix(sample.id, 13)}`, admin)
+      queries[broad][1] = `${list}?q=${prefix(sample.id, 13)}&cursor=${broadFirst.data.next_cursor}`
+      const refused = await api.get(`${list}?offset=${Math.floor(ROWS / 2)}`, { ...admin, validateStatus: () => true })
+      expect(refused.status).toBe(ROWS / 2 > MAX_OFFSET ? 400 : 200)
       const timeGet = async (url: string) => {
         const started = performance.now()
         const res = await api.get(url, { ...admin, validateStatus: () => true })
@@ -319,7 +340,7 @@ medusaIntegrationTestRunner({
 
       // ------------------------------------------------------------------------------------------
       // Retention and the database's size per 100,000 pay-ins: status history (3 changes per paid
-      // pay-in, each with the service's transaction) and the webhook inbox (3 deliveries per pay-in,
+      // pay-in, each with what explains it) and the webhook inbox (3 deliveries per pay-in,
       // ~1 KB raw bodies) for SIZE_PAYINS pay-ins; webhook health over that inbox; pruning all of it
       // once it is past the window, in the default batches.
       // ------------------------------------------------------------------------------------------

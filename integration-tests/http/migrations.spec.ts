@@ -21,9 +21,9 @@ appSpec((h) => {
           values ('payintx_m1', 'pp_payin_default', 'payses_m1', 'svc-m1', 'closed', 1790, '{"value":"1790","precision":20}', 'rub', '895.00', 'RUB', '{"underpayment":{"at":"2026-11-25T00:00:00Z"}}', now(), now()),
                  ('payintx_m2', 'pp_payin_default', 'payses_m2', 'svc-m2', 'active', 1790, '{"value":"1790","precision":20}', 'rub', '1790.00', 'RUB', null, null, now())`)
         // m1 was asked 1,790.00 at creation, recalculated to 895.00 before it closed
-        await trx.raw(`insert into payin_status_change (id, transaction_id, from_status, to_status, source, service_data, created_at)
-          values ('payinsc_m0', 'payintx_m1', null, 'active', 'create', '{"fiatAmount":"1790.00"}', now() - interval '20 minutes'),
-                 ('payinsc_m1', 'payintx_m1', 'active', 'closed', 'webhook', '{"fiatAmount":"895.00"}', now())`)
+        await trx.raw(`insert into payin_status_change (transaction_id, from_status, to_status, source, service_data, created_at)
+          values ('payintx_m1', null, 'active', 'create', '{"fiatAmount":"1790.00"}', now() - interval '20 minutes'),
+                 ('payintx_m1', 'active', 'closed', 'webhook', '{"fiatAmount":"895.00"}', now())`)
         for (const state of ["received", "applied", "failed", "rejected"]) {
           await trx.raw(
             `insert into payin_webhook_event (id, provider_id, service_id, status, payload_hash, raw_body, state, applied_at)

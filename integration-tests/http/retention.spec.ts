@@ -2,7 +2,8 @@
 //   - the retention run deletes applied webhook-inbox entries applied more than
 //     webhookRetentionDays ago and per-day rejected counters older than
 //     webhookCounterRetentionDays, in batches of pruneBatchSize, and nothing else: not the
-//     received, failed or rejected entries, not newer ones, never the ledger or its status history;
+//     received, failed or rejected entries, not newer ones, never the ledger; the status history
+//     only when historyRetentionDays is set, and only of pay-ins that ended before that window;
 //   - the windows come from the plugin options and the admin (0 keeps forever; bad values 400);
 //   - the scheduled entry runs once at a time across processes (a lock) and is recorded for the
 //     admin's webhook health;
@@ -98,6 +99,38 @@ appSpec((h) => {
 
     // a second run finds nothing more
     expect(await prunePayinRecords(getContainer(), { batchSize: 3 })).toMatchObject({ inboxPruned: 0, countersPruned: 0, batches: 3 })
+  })
+
+  it("prunes the status history of pay-ins ended more than historyRetentionDays ago, when set: never an open one's, never the ledger", async () => {
+    const ledger = await ids("select id from payin_transaction")
+    // still open, an effect pending, ended 5 days ago: their history stays
+    const open = ledger.slice(0, 3)
+    const pending = ledger.slice(3, 5)
+    const recent = ledger.slice(5, 7)
+    await knex().raw(`update payin_transaction set status = 'active', paid_at = null where id = any(?)`, [open])
+    await knex().raw(`update payin_transaction set effect_pending = 'capture' where id = any(?)`, [pending])
+    await knex().raw(`update payin_transaction set status_changed_at = now() - interval '5 days' where id = any(?)`, [recent])
+    // a note written today about a pay-in that ended long ago: newer than the window, kept
+    await knex().raw(`insert into payin_status_change (transaction_id, from_status, to_status, source, note) values (?, 'closed', 'closed', 'store', 'manual refund of 10.00 recorded')`, [ledger[10]])
+    expect(await count("payin_status_change")).toBe(91)
+
+    await api.post("/admin/payin/settings", { historyRetentionDays: 30 }, admin)
+    expect((await api.get("/admin/payin/webhook-health", admin)).data.retention).toMatchObject({ history_retention_days: 30 })
+    const report = await prunePayinRecords(getContainer(), { batchSize: 7 })
+    expect(report).toMatchObject({ historyPruned: (30 - 7) * 3, historyRetentionDays: 30, more: false })
+    const left = (await knex().raw(`select transaction_id, count(*)::int as n from payin_status_change group by 1 order by 1`)).rows
+    expect(left).toEqual([...open, ...pending, ...recent, ledger[10]].sort().map((id) => ({ transaction_id: id, n: id === ledger[10] ? 1 : 3 })))
+    expect(await ids("select id from payin_transaction")).toEqual(ledger)
+    // the pay-in's detail still answers, with what history is left
+    const detail = await api.get(`/admin/payin/transactions/${ledger[12]}`, admin)
+    expect(detail.data.transaction.id).toBe(ledger[12])
+    expect(detail.data.history).toEqual([])
+    // a second run finds nothing more; 0 keeps everything
+    expect(await prunePayinRecords(getContainer(), { batchSize: 7 })).toMatchObject({ historyPruned: 0 })
+    await api.post("/admin/payin/settings", { historyRetentionDays: 0 }, admin)
+    await knex().raw(`update payin_transaction set status = 'closed', effect_pending = null, status_changed_at = now() - interval '400 days'`)
+    expect(await prunePayinRecords(getContainer(), { batchSize: 7 })).toMatchObject({ historyPruned: 0, historyRetentionDays: 0 })
+    expect(await count("payin_status_change")).toBe(22)
   })
 
   it("a callback delivered again after its entry was pruned is still a duplicate: never stored or applied again", async () => {

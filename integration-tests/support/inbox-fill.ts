@@ -7,8 +7,9 @@
 // (the same fields as the ledger fill's service_data, about 1 KB), so sizes are realistic.
 //
 // fillHistory: for each of the first `payins` pay-ins of an instance (oldest first), the three
-// status changes a paid pay-in has (created active, checking, closed), each with the service's
-// transaction, at its creation time plus 0 / 10 / 20 minutes.
+// status changes a paid pay-in has (created active, checking, closed), each with what the plugin
+// keeps of the service's answer (the first amount; what arrived when it was not what was asked),
+// at its creation time plus 0 / 10 / 20 minutes.
 import { fillInChunks } from "./ledger-fill"
 
 type Knex = { raw(sql: string, bindings?: unknown): Promise<{ rows: any[] }> }
@@ -72,13 +73,15 @@ from v`
 export async function fillHistory(knex: Knex, providerId: string, payins: number): Promise<void> {
   await knex.raw(
     `with t as (
-       select id, created_at, service_data from payin_transaction where provider_id = :provider
+       select id, created_at, assigned_amount, fiat_amount from payin_transaction where provider_id = :provider
        order by created_at, id limit :payins
      )
-     insert into payin_status_change (id, transaction_id, from_status, to_status, source, service_data, created_at, updated_at)
-     select 'payinsc_01' || upper(substr(md5(t.id || s.n), 1, 24)), t.id, s.from_status, s.to_status, s.source,
-       t.service_data || jsonb_build_object('status', s.to_status), t.created_at + s.n * interval '10 minutes',
-       t.created_at + s.n * interval '10 minutes'
+     insert into payin_status_change (transaction_id, from_status, to_status, source, service_data, created_at, updated_at)
+     select t.id, s.from_status, s.to_status, s.source,
+       -- what the plugin keeps (rows.ts changeDetails): the first amount, and what arrived when it was not what was asked
+       case when s.n = 0 then jsonb_build_object('fiatAmount', t.assigned_amount)
+         when s.n = 2 and t.fiat_amount <> t.assigned_amount then jsonb_build_object('fiatAmount', t.fiat_amount) end,
+       t.created_at + s.n * interval '10 minutes', t.created_at + s.n * interval '10 minutes'
      from t cross join (values (0, null, 'active', 'create'), (1, 'active', 'checking', 'webhook'),
        (2, 'checking', 'closed', 'webhook')) as s(n, from_status, to_status, source)`,
     { provider: providerId, payins }

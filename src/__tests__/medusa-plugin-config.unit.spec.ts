@@ -104,6 +104,7 @@ describe("parsePluginOptions", () => {
       lockTtlSeconds: 30,
       webhookRetentionDays: 30,
       webhookCounterRetentionDays: 90,
+      historyRetentionDays: 0,
       pruneBatchSize: 1000,
     })
     // the job ticks every RECONCILE_TICK_SECONDS: every accepted interval is kept

@@ -6,18 +6,20 @@ import { tryLock } from "./lock"
 
 /**
  * Retention (issue 15), the job runner: what the plugin deletes, and when (the module deletes, in
- * batches; this decides what and holds the job's lock). Only two kinds of rows ever go:
+ * batches; this decides what and holds the job's lock). Only these kinds of rows ever go:
  *   - applied webhook-inbox entries (with their raw bodies), webhookRetentionDays after they were
  *     applied; received, failed and rejected entries are never pruned;
  *   - per-day webhook counters (deliveries accepted, repeated, refused), webhookCounterRetentionDays
  *     after their day.
- * The ledger (payin_transaction) and its status history (payin_status_change) are never pruned.
- * 0 days keeps that kind forever. Deletes run in batches of pruneBatchSize rows, each its own
+ *   - the status history of pay-ins that ended (closed, canceled, failed; no effect pending),
+ *     historyRetentionDays after they ended (0, the default: kept forever).
+ * The ledger (payin_transaction) is never pruned. 0 days keeps that kind forever. Deletes run in batches of pruneBatchSize rows, each its own
  * short statement, so a large backlog never holds a long transaction on a busy table.
  */
 export type RetentionOptions = {
   webhookRetentionDays?: number
   webhookCounterRetentionDays?: number
+  historyRetentionDays?: number
   batchSize?: number
   /** Stop starting new batches after this long (the rest waits for the next run). */
   budgetMs?: number
@@ -28,11 +30,14 @@ export type RetentionReport = {
   countersPruned: number
   /** Kept hashes of pruned inbox entries (duplicates stay duplicates) past webhookCounterRetentionDays. */
   hashesPruned: number
+  /** Status-history rows of pay-ins ended more than historyRetentionDays ago. */
+  historyPruned: number
   batches: number
   /** True when the time budget ended the run with rows still due (the next run goes on). */
   more: boolean
   webhookRetentionDays: number
   webhookCounterRetentionDays: number
+  historyRetentionDays: number
   durationMs: number
 }
 
@@ -49,16 +54,19 @@ export async function prunePayinRecords(container: MedusaContainer, options: Ret
   const plugin = await payin.settings.plugin()
   const webhookDays = options.webhookRetentionDays ?? plugin.webhookRetentionDays
   const counterDays = options.webhookCounterRetentionDays ?? plugin.webhookCounterRetentionDays
+  const historyDays = options.historyRetentionDays ?? plugin.historyRetentionDays
   const batchSize = options.batchSize ?? plugin.pruneBatchSize
   const deadline = started + (options.budgetMs ?? RETENTION_BUDGET_MS)
   const report: RetentionReport = {
     inboxPruned: 0,
     countersPruned: 0,
     hashesPruned: 0,
+    historyPruned: 0,
     batches: 0,
     more: false,
     webhookRetentionDays: webhookDays,
     webhookCounterRetentionDays: counterDays,
+    historyRetentionDays: historyDays,
     durationMs: 0,
   }
   const drain = async (prune: (limit: number) => Promise<number>, add: (n: number) => void) => {
@@ -77,6 +85,22 @@ export async function prunePayinRecords(container: MedusaContainer, options: Ret
   if (counterDays > 0) await drain((n) => payin.inbox.pruneCounters(counterDays, n), (n) => (report.countersPruned += n))
   // the hashes of pruned entries (duplicates stay duplicates) are kept as long as the counters
   if (counterDays > 0) await drain((n) => payin.inbox.pruneHashes(counterDays, n), (n) => (report.hashesPruned += n))
+  if (historyDays > 0) {
+    // by id up to the newest row older than the window; rows of pay-ins still open are passed over
+    const bound = await payin.history.pruneBound(historyDays)
+    let after = 0
+    while (after < bound) {
+      if (Date.now() > deadline) {
+        report.more = true
+        break
+      }
+      const batch = await payin.history.pruneEnded(historyDays, after, bound, batchSize)
+      report.batches++
+      report.historyPruned += batch.deleted
+      if (batch.next === null) break
+      after = batch.next
+    }
+  }
   report.durationMs = Date.now() - started
   return report
 }
@@ -100,9 +124,10 @@ export async function prunePayinRecordsScheduled(container: MedusaContainer): Pr
   await payin.jobs.record(RETENTION_JOB, report).catch((error: unknown) => {
     logger.warn(`payin: could not record the retention run: ${errorMessage(error)}`)
   })
-  if (report.inboxPruned || report.countersPruned) {
+  if (report.inboxPruned || report.countersPruned || report.historyPruned) {
     logger.info(
-      `payin retention: ${report.inboxPruned} applied webhook entries and ${report.countersPruned} daily webhook counters pruned ` +
+      `payin retention: ${report.inboxPruned} applied webhook entries, ${report.countersPruned} daily webhook counters and ` +
+        `${report.historyPruned} status-history rows of ended pay-ins pruned ` +
         `in ${report.batches} batches (${report.durationMs} ms)${report.more ? "; more next run" : ""}`
     )
   }

@@ -118,8 +118,9 @@ export type ReconciliationHealth = {
 export type RetentionHealth = {
   webhook_retention_days: number
   webhook_counter_retention_days: number
+  history_retention_days: number
   last_run_at: string | null
-  last_report: { inboxPruned?: number; countersPruned?: number; more?: boolean } | null
+  last_report: { inboxPruned?: number; countersPruned?: number; historyPruned?: number; more?: boolean } | null
   runs: number
 }
 
@@ -162,7 +163,7 @@ export type TransactionDetail = TransactionRow & {
   refunds: { amount: string; at: string; mode: string }[] | null
 }
 
-export type HistoryEntry = { id: string; from_status: string | null; to_status: string; source: string; note: string | null; created_at: string }
+export type HistoryEntry = { id: number; from_status: string | null; to_status: string; source: string; note: string | null; created_at: string }
 export type WebhookEntry = {
   id: string
   status: string

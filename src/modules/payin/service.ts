@@ -4,6 +4,7 @@ import { WebhookInbox } from "./inbox/inbox"
 import { JobRuns } from "./job-runs/job-runs"
 import { type EventBus, eventBusSink } from "./ledger/events"
 import { Ledger } from "./ledger/ledger"
+import { LedgerHistory } from "./ledger/history"
 import { LedgerQueries } from "./ledger/queries"
 import type { LedgerRow, StatusSource } from "./ledger/types"
 import {
@@ -51,6 +52,7 @@ class PayinModuleService extends MedusaService({
   readonly inbox: WebhookInbox
   readonly settings: SettingsStore
   readonly queries: LedgerQueries
+  readonly history: LedgerHistory
   readonly jobs: JobRuns
   readonly notifications: NotificationLog
   protected readonly cradle_: Record<string, unknown>
@@ -82,6 +84,7 @@ class PayinModuleService extends MedusaService({
     })
     this.inbox = new WebhookInbox(db)
     this.queries = new LedgerQueries(db)
+    this.history = new LedgerHistory(db)
     this.jobs = new JobRuns(db)
   }
 }

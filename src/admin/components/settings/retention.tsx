@@ -1,5 +1,5 @@
-// Retention (every instance): how long applied webhook deliveries and the daily webhook counters
-// are kept, the batch size of the job that prunes them; its last run.
+// Retention (every instance): how long applied webhook deliveries, the daily webhook counters and
+// the status history of ended pay-ins are kept, the batch size of the job that prunes them; its last run.
 import { Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
 import { type PluginFieldPath, useWebhookHealth } from "../../lib/api"
@@ -11,6 +11,7 @@ import { Section, SettingFields } from "./field"
 export const RETENTION_FIELDS = [
   { path: "webhookRetentionDays", kind: "number", label: "webhookRetentionDays" },
   { path: "webhookCounterRetentionDays", kind: "number", label: "webhookCounterRetentionDays" },
+  { path: "historyRetentionDays", kind: "number", label: "historyRetentionDays" },
   { path: "pruneBatchSize", kind: "number", label: "pruneBatchSize" },
 ] as const satisfies readonly FieldSpec<PluginFieldPath>[]
 
@@ -27,6 +28,7 @@ export function RetentionSection({ form }: { form: SettingsForm }) {
           ? `${formatDate(retention.last_run_at, i18n.language)} (${t("payin.settings.retentionPruned", {
               entries: retention.last_report?.inboxPruned ?? 0,
               counters: retention.last_report?.countersPruned ?? 0,
+              history: retention.last_report?.historyPruned ?? 0,
             })})`
           : t("payin.settings.never")}
       </Text>

@@ -7,7 +7,7 @@ import { commitAndEmit, emitWritten, rowIn, type Written } from "./commit"
 import { type EffectDeps, LedgerEffects } from "./effects"
 import { ForeignPayinError, ServiceIdMismatchError } from "./errors"
 import type { LedgerEventSink } from "./events"
-import { FLAG_KINDS_SQL, addFlag, effectOfMove, history, lockRow, moveStatus, statusColumns } from "./rows"
+import { FLAG_KINDS_SQL, addFlag, changeDetails, effectOfMove, history, lockRow, moveStatus, statusColumns } from "./rows"
 import type { LedgerNotice, LedgerRow, RecordResult, StatusSource } from "./types"
 
 export type LedgerDeps = EffectDeps & {
@@ -157,8 +157,8 @@ export class Ledger {
        -- the sub-select sees the row as it was before this statement
        before as (select status from payin_transaction where id = ?),
        noted as (
-         insert into payin_status_change (id, transaction_id, from_status, to_status, source, service_data)
-         select ?, moved.id, before.status, ?, 'create', ?::jsonb from moved, before
+         insert into payin_status_change (transaction_id, from_status, to_status, source, service_data)
+         select moved.id, before.status, ?, 'create', ?::jsonb from moved, before
        )
        select moved.*, before.status as from_status from moved, before`,
       [
@@ -175,9 +175,9 @@ export class Ledger {
         ledgerId,
         statusesMovingTo(tx.status, LEDGER_ONLY_STATUSES),
         ledgerId,
-        generateEntityId(undefined, "payinsc"),
         tx.status,
-        JSON.stringify(tx),
+        // a row moving from a ledger-only status holds no amount yet
+        changeDetails({ fiat_amount: null }, tx.status, tx),
       ]
     )
     return result.rows[0] ?? null

@@ -1,6 +1,7 @@
-import { MedusaError, generateEntityId } from "@medusajs/framework/utils"
+import { MedusaError } from "@medusajs/framework/utils"
 import type { Transaction } from "../../../client/schemas"
-import { type LedgerStatus, type PayinFlag, type StatusEffect, effectOf, nextStatus } from "../../../status"
+import { eq } from "../../../money"
+import { type LedgerStatus, type PayinFlag, type StatusEffect, effectOf, isDisputeStatus, nextStatus } from "../../../status"
 import type { Db } from "../db"
 import type { LedgerNotice, LedgerRow, StatusSource } from "./types"
 
@@ -50,10 +51,29 @@ export async function history(
 ): Promise<void> {
   await trx.raw(
     // clock_timestamp: the notes of one commit keep the order they were written in
-    `insert into payin_status_change (id, transaction_id, from_status, to_status, source, note, service_data, created_at, updated_at)
-     values (?, ?, ?, ?, ?, ?, ?::jsonb, clock_timestamp(), clock_timestamp())`,
-    [generateEntityId(undefined, "payinsc"), row.id, from, to, source, note, tx ? JSON.stringify(tx) : null]
+    `insert into payin_status_change (transaction_id, from_status, to_status, source, note, service_data, created_at, updated_at)
+     values (?, ?, ?, ?, ?, ?::jsonb, clock_timestamp(), clock_timestamp())`,
+    [row.id, from, to, source, note, changeDetails(row, to, tx)]
   )
+}
+
+/**
+ * What of the service's answer explains a status change, as the history row keeps it (JSON, or
+ * null): the amount when it is not the one the ledger held (the first one, a recalculation, what
+ * arrived when it was not what was asked), and a dispute's amounts and check links. Never the whole
+ * answer: the ledger row holds the latest one, and a copy per change cost 1 KB a row.
+ */
+export function changeDetails(row: Pick<LedgerRow, "fiat_amount">, to: LedgerStatus, tx: Transaction | null): string | null {
+  if (!tx) return null
+  const details: Record<string, string> = {}
+  if (tx.fiatAmount != null && (row.fiat_amount == null || !eq(row.fiat_amount, tx.fiatAmount))) details.fiatAmount = String(tx.fiatAmount)
+  if (isDisputeStatus(to)) {
+    for (const key of ["disputeMerchantFiatAmount", "disputeTraderFiatAmount", "disputeMerchantCheckUrl", "disputeTraderCheckUrl"] as const) {
+      const value = tx[key]
+      if (value != null && value !== "" && value !== "0") details[key] = String(value)
+    }
+  }
+  return Object.keys(details).length ? JSON.stringify(details) : null
 }
 
 /**

@@ -256,7 +256,7 @@ export const pluginOptionsSchema = z
     /**
      * Days an applied webhook-inbox entry (with its raw body) is kept after it was applied; then
      * the retention job deletes it. 0 keeps them forever. Entries not applied (received, failed,
-     * rejected) are never pruned; neither are the ledger and its status history.
+     * rejected) are never pruned; neither is the ledger.
      */
     webhookRetentionDays: retentionDays("webhookRetentionDays", 30),
     /**
@@ -264,6 +264,12 @@ export const pluginOptionsSchema = z
      * health shows) are kept. 0 keeps them forever.
      */
     webhookCounterRetentionDays: retentionDays("webhookCounterRetentionDays", 90),
+    /**
+     * Days the status history of a pay-in is kept after the pay-in ended (closed, canceled or
+     * failed, no Medusa effect pending). 0 (the default) keeps it forever. The ledger row (amounts,
+     * flags, the service's last answer) is never pruned.
+     */
+    historyRetentionDays: retentionDays("historyRetentionDays", 0),
     /** Rows the retention job deletes per statement (short transactions on a busy table). */
     pruneBatchSize: z
       .number({ error: "pruneBatchSize must be a number" })

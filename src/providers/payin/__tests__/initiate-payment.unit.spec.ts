@@ -55,7 +55,7 @@ function setUp({ creationsBefore = 0, openFails = false } = {}) {
         return { rows: [] }
       }
       if (/insert into payin_status_change/.test(sql)) {
-        history.push(String(b[5]))
+        history.push(String(b[4]))
         return { rows: [] }
       }
       throw new Error(`unexpected SQL ${sql}`)

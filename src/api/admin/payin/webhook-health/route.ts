@@ -44,6 +44,7 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
     retention: {
       webhook_retention_days: plugin.webhookRetentionDays,
       webhook_counter_retention_days: plugin.webhookCounterRetentionDays,
+      history_retention_days: plugin.historyRetentionDays,
       last_run_at: retention ? new Date(retention.last_run_at).toISOString() : null,
       last_report: retention?.last_report ?? null,
       runs: retention?.runs ?? 0,

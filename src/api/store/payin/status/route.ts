@@ -71,7 +71,7 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
     payin: row
       ? toStatusView(row as unknown as StatusRow, {
           now,
-          originalFiatAmount: await originalFiatAmount(payin, row),
+          originalFiatAmount: row.assigned_amount ?? null,
           effectRetryLimit: (await payin.settings.plugin()).effectRetryLimit,
         })
       : null,
@@ -102,18 +102,6 @@ async function refreshIfDue(scope: MedusaContainer, payin: PayinModuleService, r
     return row
   }
   return (await payin.ledger.get(row.id)) ?? row
-}
-
-/** The amount the service assigned (rows recorded before `assigned_amount` existed: from the history). */
-async function originalFiatAmount(payin: PayinModuleService, row: LedgerRow): Promise<string | null> {
-  if (row.assigned_amount) return row.assigned_amount
-  if (!row.recalculated_at) return null
-  const history = (await payin.listPayinStatusChanges(
-    { transaction_id: row.id } as never,
-    { order: { created_at: "ASC" }, take: 20, select: ["id", "service_data", "created_at"] }
-  )) as unknown as { service_data: { fiatAmount?: unknown } | null }[]
-  const first = history.find((h) => typeof h.service_data?.fiatAmount === "string")
-  return (first?.service_data?.fiatAmount as string | undefined) ?? null
 }
 
 function warn(scope: MedusaContainer, message: string): void {

@@ -163,7 +163,7 @@ describe("one door per ledger write", () => {
     expect(flagged).toBe(true)
     expect(fake.state.commits).toBe(1)
     expect(names()).toEqual([PAYIN_EVENTS.PAYMENT_FLAGGED])
-    const notes = fake.statements.filter((s) => /insert into payin_status_change/.test(s.sql)).map((s) => s.bindings[5])
+    const notes = fake.statements.filter((s) => /insert into payin_status_change/.test(s.sql)).map((s) => s.bindings[4])
     expect(notes).toEqual(["order canceled before the payment arrived", "flag: late_payment", "not captured: late payment"])
 
     const captured = fakeDb({ status: "closed", effect_pending: "capture", paid_at: new Date() })
