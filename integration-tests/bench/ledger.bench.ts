@@ -12,7 +12,8 @@
 //     pending effects, the webhook apply path's lookups, and a run that looks up
 //     BENCH_LEDGER_PENDING (10,000) pending pay-ins at the sandbox on top of the filled rows (≤ 10 s);
 //   - the database's size per 100,000 pay-ins (ledger, status history, webhook inbox), webhook
-//     health over an inbox of 3 deliveries per pay-in, and the retention job pruning that inbox.
+//     health over an inbox of 3 deliveries per pay-in, and the retention job pruning that inbox
+//     and (historyRetentionDays) the history of the ended pay-ins.
 // Prints and records; asserts only that the answers are right (200s, the export's row count).
 import os from "os"
 import path from "path"
@@ -384,6 +385,18 @@ medusaIntegrationTestRunner({
         `retention: ${pruned.inboxPruned.toLocaleString("en")} applied entries past the ${pruned.webhookRetentionDays}-day window pruned in ` +
           `${pruned.batches} batches of ${(await payin.settings.plugin()).pruneBatchSize} in ${pruneSeconds.toFixed(1)} s ` +
           `(${Math.round(pruned.inboxPruned / pruneSeconds).toLocaleString("en")} entries/s; ${(pruneSeconds * 1000 / pruned.batches).toFixed(0)} ms per batch on average)`
+      )
+
+      // the status history of the oldest pay-ins, ended long ago, once historyRetentionDays is set
+      const historyRows = Number((await knex.raw(`select count(*) as n from payin_status_change`)).rows[0].n)
+      started = performance.now()
+      const history = await prunePayinRecords(container, { budgetMs: 3_600_000, historyRetentionDays: 30 })
+      const historyPruneSeconds = (performance.now() - started) / 1000
+      expect(history.historyPruned).toBeGreaterThan(0)
+      log(
+        `history retention (historyRetentionDays 30): ${history.historyPruned.toLocaleString("en")} of ${historyRows.toLocaleString("en")} ` +
+          `status changes, of pay-ins that ended more than 30 days ago, pruned in ${historyPruneSeconds.toFixed(1)} s ` +
+          `(${Math.round(history.historyPruned / historyPruneSeconds).toLocaleString("en")} rows/s, batches of ${(await payin.settings.plugin()).pruneBatchSize})`
       )
 
       log(`(load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(", ")} on ${os.cpus().length} cores)`)

@@ -3,10 +3,10 @@ import { RETENTION_JOB, RETENTION_SCHEDULE, prunePayinRecordsScheduled } from ".
 import { keepScheduled } from "../money-path/schedule-watchdog"
 
 /**
- * Retention: deletes applied webhook-inbox entries and daily webhook counters past their
- * windows (plugin options webhookRetentionDays, webhookCounterRetentionDays), in batches. The
- * ledger and its status history are never pruned. Runs on `worker` / `shared` processes every
- * ten minutes, once across all of them (a lock).
+ * Retention: deletes applied webhook-inbox entries, daily webhook counters and (when set) the
+ * status history of ended pay-ins past their windows (plugin options webhookRetentionDays,
+ * webhookCounterRetentionDays, historyRetentionDays), in batches. The ledger is never pruned.
+ * Runs on `worker` / `shared` processes every ten minutes, once across all of them (a lock).
  */
 export default async function prunePayinRecordsJob(container: MedusaContainer): Promise<void> {
   keepScheduled(RETENTION_JOB, container, prunePayinRecordsScheduled, async () => 600)

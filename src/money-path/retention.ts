@@ -13,8 +13,9 @@ import { tryLock } from "./lock"
  *     after their day.
  *   - the status history of pay-ins that ended (closed, canceled, failed; no effect pending),
  *     historyRetentionDays after they ended (0, the default: kept forever).
- * The ledger (payin_transaction) is never pruned. 0 days keeps that kind forever. Deletes run in batches of pruneBatchSize rows, each its own
- * short statement, so a large backlog never holds a long transaction on a busy table.
+ * The ledger (payin_transaction) is never pruned. 0 days keeps that kind forever. Deletes run in
+ * batches of pruneBatchSize rows, each its own short statement, so a large backlog never holds a
+ * long transaction on a busy table.
  */
 export type RetentionOptions = {
   webhookRetentionDays?: number
