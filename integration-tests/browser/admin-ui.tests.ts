@@ -188,6 +188,7 @@ export function adminTests(suite: BrowserSuite): void {
       reconcileConcurrency: before.values.reconcileConcurrency === 3 ? 4 : 3,
       lockTtlSeconds: before.values.lockTtlSeconds + 5,
       webhookRetentionDays: before.values.webhookRetentionDays + 15,
+      historyRetentionDays: before.values.historyRetentionDays + 30,
       pruneBatchSize: before.values.pruneBatchSize + 100,
     }
     await openSettings()

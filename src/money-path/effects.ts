@@ -1,6 +1,6 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { PaymentActions } from "@medusajs/framework/utils"
-import { cancelOrderWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
+import { Modules, PaymentActions } from "@medusajs/framework/utils"
+import { cancelOrderWorkflow, capturePaymentWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
 import { errorMessage } from "../client/errors"
 import type { EffectAnnouncement, EffectOutcomeRecord } from "../modules/payin/ledger/effects"
 import { EffectFencedError } from "../modules/payin/ledger/errors"
@@ -11,7 +11,7 @@ import { instanceIdOf } from "../provider-id"
 import type { PayinFlag } from "../status"
 import { type LockHold, LockLostError } from "./lock"
 import { pauseForTests } from "./test-pause"
-import { loadOrder, loadSession, orderOfCart, paymentOfSession, resolveCollection } from "./medusa"
+import { type SessionInfo, capturedOf, loadOrder, loadSession, orderOfCart, paymentOfSession, resolveCollection } from "./medusa"
 
 export type EffectOutcome = { effects: string[]; pending: boolean }
 
@@ -39,8 +39,9 @@ type Run = { fence: number; guard: () => Promise<void>; settle: (outcome: Effect
  * failure leaves it pending, due again after a backoff (30 s doubling to an hour, jittered):
  * reconciliation retries it for good, and after the plugin's effectRetryLimit attempts the
  * pay-in is flagged (capture_failed / order_cancel_failed).
- * - capture (closed): processPaymentWorkflow with `captured` and the amount to book (completes the
- *   cart or captures the placed order's payment); money into a pay-in the store ended or whose
+ * - capture (closed): the amount to book, for a placed order by authorizing the session and
+ *   capturePaymentWorkflow, for a cart not yet completed by processPaymentWorkflow (which completes
+ *   it); money into a pay-in the store ended or whose
  *   session is gone is flagged, never attached; paid without an order is flagged.
  * - cancel_order (canceled): the store ends the pay-in and, when the setting is on, cancels the
  *   order placed while waiting for the payment, unless another pay-in of its payment collection
@@ -136,16 +137,7 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
   // Capture up to what arrived, less what Medusa captured already (another path, an admin): the
   // provider's capturePayment refuses anything beyond it, so no path books the difference twice.
   const rest = remainingToCapture(amount, session.capturedAmount)
-  if (gt(rest, 0)) {
-    await pauseForTests(container, "capture", row.id)
-    await run.guard()
-    await processPaymentWorkflow(container).run({
-      input: { action: PaymentActions.SUCCESSFUL, data: { session_id: session.id, amount: rest as unknown as number } },
-    })
-  }
-  const after = await loadSession(container, session.id)
-  const orderId = after?.orderId ?? (await orderOfCart(container, session.cartId))
-  const captured = after ? after.capturedAmount : ((await paymentOfSession(container, session.id))?.captured_amount ?? "0")
+  const { orderId, captured, sessionGone } = await book(container, session, rest, row.id, run)
   const booked = !lt(captured, amount)
   if (orderId && booked) {
     effects.push("captured")
@@ -153,7 +145,7 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
     await run.settle({ captured: true, order_id: orderId, cart_id: session.cartId, announce })
     return
   }
-  if (!orderId && (booked || !after)) {
+  if (!orderId && (booked || sessionGone)) {
     // Medusa took the payment, then could not place the order (out of stock, …) and its
     // compensation replaced the session: the money is in, no order exists. The merchant decides.
     await settleFlagged(
@@ -167,6 +159,42 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
   throw new Error(
     `Medusa captured ${captured} of ${amount} for session ${session.id} (cart ${session.cartId ?? "?"}, order ${orderId ?? "none"})`
   )
+}
+
+/**
+ * Has Medusa book `rest` of a session: what Medusa then holds (its order, what its payment
+ * captured; `sessionGone` when a failed cart completion replaced the session).
+ */
+async function book(
+  container: MedusaContainer,
+  session: SessionInfo,
+  rest: string,
+  ledgerId: string,
+  run: Run
+): Promise<{ orderId: string | null; captured: string; sessionGone: boolean }> {
+  if (gt(rest, 0)) {
+    await pauseForTests(container, "capture", ledgerId)
+    await run.guard()
+    if (session.orderId) {
+      // the order is placed: Medusa authorizes the session (its Payment, answered from the
+      // ledger) and captures it, the steps processPaymentWorkflow takes for a placed order, without
+      // its cart lookups and cart lock (there is no cart left to complete)
+      const paymentId = session.paymentId ?? (await authorizeSession(container, session.id))
+      await run.guard()
+      const { result } = await capturePaymentWorkflow(container).run({ input: { payment_id: paymentId, amount: rest as unknown as number } })
+      return { orderId: session.orderId, captured: capturedOf(result), sessionGone: false }
+    }
+    // paid first: Medusa completes the cart (placing the order) with the payment
+    await processPaymentWorkflow(container).run({
+      input: { action: PaymentActions.SUCCESSFUL, data: { session_id: session.id, amount: rest as unknown as number } },
+    })
+  }
+  const after = await loadSession(container, session.id)
+  return {
+    orderId: after?.orderId ?? (await orderOfCart(container, session.cartId)),
+    captured: after ? after.capturedAmount : ((await paymentOfSession(container, session.id))?.captured_amount ?? "0"),
+    sessionGone: !after,
+  }
 }
 
 async function endOrder(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[], run: Run): Promise<void> {
@@ -239,4 +267,11 @@ async function announcement(
     container.resolve("logger").warn(`payin: could not read the notification settings of ${row.provider_id}: ${errorMessage(error)}`)
   }
   return { notice, notify }
+}
+
+/** Authorizes a payment session in Medusa's Payment Module: its Payment's id (thrown when none was made). */
+async function authorizeSession(container: MedusaContainer, sessionId: string): Promise<string> {
+  const payment = await container.resolve(Modules.PAYMENT).authorizePaymentSession(sessionId, {})
+  if (!payment?.id) throw new Error(`Medusa made no payment when authorizing session ${sessionId}`)
+  return payment.id
 }

@@ -9,6 +9,8 @@ export type SessionInfo = {
   payment_collection_id: string
   cartId: string | null
   orderId: string | null
+  /** Medusa's Payment of the session (made when the session was authorized), or null. */
+  paymentId: string | null
   /** When Medusa's payment of the session was captured in full (null while nothing or part is). */
   paymentCapturedAt: string | null
   /** What Medusa captured of the session's payment so far: the sum of its captures ("0" without any). */
@@ -54,7 +56,7 @@ export async function loadSession(container: MedusaContainer, sessionId: string)
         amount: unknown
         payment_collection_id: string
         payment_collection?: { raw_captured_amount?: Money } | null
-        payment?: { captured_at?: string | null; captures?: { raw_amount?: Money }[] } | null
+        payment?: { id?: string; captured_at?: string | null; captures?: { raw_amount?: Money }[] } | null
       }
     | undefined
   if (!session) {
@@ -76,10 +78,16 @@ export async function loadSession(container: MedusaContainer, sessionId: string)
     payment_collection_id: session.payment_collection_id,
     cartId,
     orderId,
+    paymentId: session.payment?.id ?? null,
     paymentCapturedAt: session.payment?.captured_at ?? null,
     capturedAmount: sumOf((session.payment?.captures ?? []).map((c) => c.raw_amount)),
     collectionCapturedAmount: sumOf([session.payment_collection?.raw_captured_amount]),
   }
+}
+
+/** What a Payment's captures sum to (Medusa's answer to a capture: the payment with its captures). */
+export function capturedOf(payment: { captures?: { raw_amount?: unknown; amount?: unknown }[] | null } | null | undefined): string {
+  return sumOf((payment?.captures ?? []).map((c) => (c.raw_amount ?? c.amount) as Money))
 }
 
 /** The cart and order a payment collection resolves to (for flags on pay-ins whose session is gone). */
