@@ -1,9 +1,9 @@
 /**
  * Shopper notifications through Medusa's Notification Module: `instructions` when an order is
  * placed awaiting its pay-in, `paid` when the payment was captured, `expired` when the window
- * ended unpaid. Called by the subscriber (src/subscribers/payin-notifications.ts), so on a
- * worker in a server + worker topology, after the money path committed: nothing here can fail or
- * roll back a capture or a cancel.
+ * ended unpaid. Called by the subscriber (src/subscribers/payin-notifications.ts) and the retry
+ * job, so on a worker in a server + worker topology, after the money path committed: nothing here
+ * can fail or roll back a capture or a cancel.
  *
  * Exactly one notification per order and kind: the module's unique `idempotency_key`
  * (`payin:<kind>:<order_id>`), checked and written under a lock of that key (a shared locking

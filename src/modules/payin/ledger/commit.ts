@@ -8,7 +8,8 @@ export type Written = { row: LedgerRow | null; notices: LedgerNotice[] }
 /**
  * Runs one ledger write in one transaction, then, after its commit, hands the events of its
  * notices to `emit`. Every ledger write that can flag, move a status or settle an effect goes
- * through here: none of them can be written without its event.
+ * through here, but for the one-statement move of recordCreated, which commits on its own and
+ * hands its events to emitWritten: none of them can be written without its event.
  */
 export async function commitAndEmit<T extends Written>(db: () => Db, emit: LedgerEventSink, work: (trx: Db) => Promise<T>): Promise<T> {
   const written = await db().transaction(work)

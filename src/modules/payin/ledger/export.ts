@@ -2,9 +2,9 @@ import type { CsvValue } from "./csv"
 import type { ExportRow } from "./queries"
 
 /**
- * The accounting export's columns, in order (README "Accounting export"). Amounts are the exact
- * decimal strings stored; crypto amount, rate and fee are the service's digit strings as sent
- * (no unit claimed); times ISO 8601 in UTC; flags space-separated; captured true/false.
+ * The accounting export's columns, in order (src/api/README.md "Accounting export"). Amounts are
+ * the exact decimal strings stored; crypto amount, rate and fee are the service's digit strings as
+ * sent (no unit claimed); times ISO 8601 in UTC; flags space-separated; captured true/false.
  */
 export const EXPORT_COLUMNS = [
   "ledger_id",

@@ -77,9 +77,11 @@ export function changeDetails(row: Pick<LedgerRow, "fiat_amount">, to: LedgerSta
 }
 
 /**
- * The columns of a status write, the one place they are written (a move and the answer to the
+ * The columns of a status write, shared by both status writes (moveStatus and the answer to the
  * creation request): the status, paid_at on `closed`, recalculated_at on `re_calculation`, and the
- * Medusa effect the new status asks for (pending, its attempts and backoff reset).
+ * Medusa effect the new status asks for (pending, its attempts and backoff reset). The effect
+ * columns are also written when an effect is settled or fails (effects.ts), and a pending order
+ * cancel is cleared when the store ends a pay-in (Ledger.note).
  */
 export function statusColumns(to: LedgerStatus, effect: StatusEffect | null): { sql: string; bindings: unknown[] } {
   return {

@@ -20,7 +20,7 @@ import { SEARCH_EXACT_CAP, SEARCH_WINDOW } from "./limits"
  *    the cap for the search alone, the page's rows with other filters.
  */
 
-/** The searched columns: each has a text_pattern_ops index (README "The ledger's indexes"). */
+/** The searched columns: each has a text_pattern_ops index (src/api/README.md "The ledger's indexes"). */
 const SEARCHED = ["id", "service_id", "session_id", "order_id", "cart_id", "(requisite ->> 'requisites')", "(requisite ->> 'sbpNumber')"]
 
 export type Where = { sql: string; bindings: unknown[] }

@@ -64,7 +64,8 @@ export const PayinTransaction = model
     flags: model.json().nullable(),
     /**
      * The keys of `flags`, sorted (null when there are none): the same facts in a column the
-     * admin's flag filters can index. Written only with `flags`, by the ledger (ledger/rows.ts).
+     * admin's flag filters can index. Written only with `flags`, by the ledger (FLAG_KINDS_SQL in
+     * ledger/rows.ts: addFlag, and the insert of an unknown pay-in in ledger.ts).
      */
     flag_kinds: model.array().nullable(),
     /** Refunds recorded in manual-refund mode. */

@@ -287,7 +287,8 @@ export class SettingsReader {
    * Calls the service as instance `id`. A 401 means the key may have been rotated from the admin
    * on another process: the settings are read again at once and, when the key or URL changed, the
    * call is made once more with them (a refused request did nothing). Every outgoing call of a
-   * configured instance goes through here: checkout, lookups, bank lists.
+   * configured instance goes through here (checkout, lookups, bank lists) but the admin's
+   * connection test, which makes a client of its own.
    */
   async withClient<T>(id: string, call: (client: PayinClient, options: PayinProviderOptions) => Promise<T>): Promise<T> {
     const settings = await this.provider(id)
