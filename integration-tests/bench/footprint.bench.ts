@@ -450,7 +450,10 @@ process.on("SIGUSR2", () => {
   if (global.gc) global.gc()
   const now = process.memoryUsage()
   const modules = Object.keys(require.cache)
-  require("fs").writeFileSync(process.env.FOOTPRINT_PROBE_OUT, JSON.stringify({ ...now, heapUsedBeforeGc: before, modules }))
+  // written aside and renamed: the reader waits for the file, and must never see half of it
+  const fs = require("fs")
+  fs.writeFileSync(process.env.FOOTPRINT_PROBE_OUT + ".tmp", JSON.stringify({ ...now, heapUsedBeforeGc: before, modules }))
+  fs.renameSync(process.env.FOOTPRINT_PROBE_OUT + ".tmp", process.env.FOOTPRINT_PROBE_OUT)
 })
 `
 

@@ -119,7 +119,7 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
     await settleFlagged("stray_payment", reason, {}, { note: "not captured: stray payment" })
     return
   }
-  if (session.orderId && (await loadOrder(container, session.orderId))?.status === "canceled") {
+  if (session.orderId && (session.orderStatus ?? (await loadOrder(container, session.orderId))?.status) === "canceled") {
     await settleFlagged(
       "late_payment",
       "paid after the order was canceled",

@@ -9,6 +9,8 @@ export type SessionInfo = {
   payment_collection_id: string
   cartId: string | null
   orderId: string | null
+  /** The order's status, when the order was found through the collection (null otherwise: ask loadOrder). */
+  orderStatus: string | null
   /** Medusa's Payment of the session (made when the session was authorized), or null. */
   paymentId: string | null
   /** When Medusa's payment of the session was captured in full (null while nothing or part is). */
@@ -35,6 +37,7 @@ const sumOf = (amounts: Money[]): string => {
 type Query = { graph: (config: Record<string, unknown>) => Promise<{ data: any[] }> }
 const queryOf = (container: MedusaContainer) => container.resolve(ContainerRegistrationKeys.QUERY) as unknown as Query
 
+/** Medusa's session, its payment, its collection and (through the collection's links) its cart and order: one Query. */
 export async function loadSession(container: MedusaContainer, sessionId: string): Promise<SessionInfo | null> {
   const query = queryOf(container)
   const { data: sessions } = await query.graph({
@@ -44,6 +47,9 @@ export async function loadSession(container: MedusaContainer, sessionId: string)
       "amount",
       "payment_collection_id",
       "payment_collection.raw_captured_amount",
+      "payment_collection.cart.id",
+      "payment_collection.order.id",
+      "payment_collection.order.status",
       "payment.id",
       "payment.captured_at",
       "payment.captures.raw_amount",
@@ -55,20 +61,18 @@ export async function loadSession(container: MedusaContainer, sessionId: string)
         id: string
         amount: unknown
         payment_collection_id: string
-        payment_collection?: { raw_captured_amount?: Money } | null
+        payment_collection?: { raw_captured_amount?: Money; cart?: Linked<{ id?: string }>; order?: Linked<{ id?: string; status?: string }> } | null
         payment?: { id?: string; captured_at?: string | null; captures?: { raw_amount?: Money }[] } | null
       }
     | undefined
   if (!session) {
     return null
   }
-  const [{ data: carts }, { data: orders }] = await Promise.all([
-    query.graph({ entity: "cart_payment_collection", fields: ["cart_id"], filters: { payment_collection_id: session.payment_collection_id } }),
-    query.graph({ entity: "order_payment_collection", fields: ["order_id"], filters: { payment_collection_id: session.payment_collection_id } }),
-  ])
-  let orderId = (orders[0] as { order_id?: string } | undefined)?.order_id ?? null
-  const cartId = (carts[0] as { cart_id?: string } | undefined)?.cart_id ?? null
+  const order = one(session.payment_collection?.order)
+  const cartId = one(session.payment_collection?.cart)?.id ?? null
+  let orderId = order?.id ?? null
   if (!orderId && cartId) {
+    // a cart completed into an order whose collection link is not written yet
     const { data: orderCarts } = await query.graph({ entity: "order_cart", fields: ["order_id"], filters: { cart_id: cartId } })
     orderId = (orderCarts[0] as { order_id?: string } | undefined)?.order_id ?? null
   }
@@ -78,12 +82,17 @@ export async function loadSession(container: MedusaContainer, sessionId: string)
     payment_collection_id: session.payment_collection_id,
     cartId,
     orderId,
+    orderStatus: order?.id === orderId ? (order?.status ?? null) : null,
     paymentId: session.payment?.id ?? null,
     paymentCapturedAt: session.payment?.captured_at ?? null,
     capturedAmount: sumOf((session.payment?.captures ?? []).map((c) => c.raw_amount)),
     collectionCapturedAmount: sumOf([session.payment_collection?.raw_captured_amount]),
   }
 }
+
+/** A linked record as Query answers it: the record, or a list of one. */
+type Linked<T> = T | T[] | null | undefined
+const one = <T>(linked: Linked<T>): T | undefined => (Array.isArray(linked) ? linked[0] : (linked ?? undefined))
 
 /** What a Payment's captures sum to (Medusa's answer to a capture: the payment with its captures). */
 export function capturedOf(payment: { captures?: { raw_amount?: unknown; amount?: unknown }[] | null } | null | undefined): string {
