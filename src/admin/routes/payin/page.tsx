@@ -10,10 +10,10 @@ import { useSearchParams } from "react-router-dom"
 import { ErrorText } from "../../components/common"
 import { CountText } from "../../components/transactions/count-text"
 import { ExportLink } from "../../components/transactions/export-link"
+import { SearchGoesOn, isShortPageThatGoesOn } from "../../components/transactions/search-goes-on"
 import { TransactionFilters } from "../../components/transactions/filters"
 import { TransactionsTable } from "../../components/transactions/table"
 import { useTransactions } from "../../lib/api"
-import { SEARCH_WINDOW } from "../../../modules/payin/ledger/limits"
 
 const PAGE = 20
 
@@ -80,10 +80,8 @@ const PayinsPage = () => {
       <TransactionFilters query={params.get("q") ?? ""} status={status} flag={flag} update={update} />
       <ExportLink status={status} flag={flag} />
       {error ? <ErrorText error={error} /> : <TransactionsTable transactions={data?.transactions ?? []} />}
-      {data?.next_cursor && data.transactions.length < PAGE ? (
-        <Text size="small" className="text-ui-fg-subtle px-6 py-4" data-testid="payin-search-goes-on">
-          {t("payin.transactions.searchGoesOn", { window: SEARCH_WINDOW.toLocaleString(i18n.language) })}
-        </Text>
+      {isShortPageThatGoesOn(data, PAGE) ? (
+        <SearchGoesOn t={t} language={i18n.language} />
       ) : isLoading || !data?.transactions.length ? (
         <Text size="small" className="text-ui-fg-subtle px-6 py-4" data-testid="payin-transactions-empty">
           {isLoading ? t("payin.common.loading") : t("payin.transactions.empty")}
