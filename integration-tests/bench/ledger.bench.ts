@@ -183,7 +183,9 @@ medusaIntegrationTestRunner({
       queries[1][1] = `${list}?limit=20&cursor=${first.data.next_cursor}`
       const broad = queries.findIndex(([name]) => name.endsWith("(next page, cursor)"))
       const broadFirst = await api.get(`${list}?q=${prefix(sample.id, 13)}`, admin)
-      queries[broad][1] = `${list}?q=${prefix(sample.id, 13)}&cursor=${broadFirst.data.next_cursor}`
+      // with few rows (smoke mode) the search has one page: no next page to time
+      if (broadFirst.data.next_cursor) queries[broad][1] = `${list}?q=${prefix(sample.id, 13)}&cursor=${broadFirst.data.next_cursor}`
+      else queries.splice(broad, 1)
       const refused = await api.get(`${list}?offset=${Math.floor(ROWS / 2)}`, { ...admin, validateStatus: () => true })
       expect(refused.status).toBe(ROWS / 2 > MAX_OFFSET ? 400 : 200)
       const timeGet = async (url: string) => {
@@ -389,10 +391,20 @@ medusaIntegrationTestRunner({
 
       // the status history of the oldest pay-ins, ended long ago, once historyRetentionDays is set
       const historyRows = Number((await knex.raw(`select count(*) as n from payin_status_change`)).rows[0].n)
+      // what is due: rows of pay-ins ended (no effect pending) more than 30 days ago (none in smoke mode)
+      const due = Number(
+        (
+          await knex.raw(
+            `select count(*) as n from payin_status_change h join payin_transaction t on t.id = h.transaction_id
+             where t.status in ('closed', 'canceled', 'failed') and t.effect_pending is null
+               and t.status_changed_at < now() - interval '30 days' and h.created_at < now() - interval '30 days'`
+          )
+        ).rows[0].n
+      )
       started = performance.now()
       const history = await prunePayinRecords(container, { budgetMs: 3_600_000, historyRetentionDays: 30 })
       const historyPruneSeconds = (performance.now() - started) / 1000
-      expect(history.historyPruned).toBeGreaterThan(0)
+      expect(history.historyPruned).toBe(due)
       log(
         `history retention (historyRetentionDays 30): ${history.historyPruned.toLocaleString("en")} of ${historyRows.toLocaleString("en")} ` +
           `status changes, of pay-ins that ended more than 30 days ago, pruned in ${historyPruneSeconds.toFixed(1)} s ` +
