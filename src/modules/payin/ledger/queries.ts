@@ -126,55 +126,44 @@ export class LedgerQueries {
   async list(filters: LedgerFilters): Promise<LedgerPage> {
     if (filters.q) return this.search(filters, filters.q)
     const where = ledgerWhere(filters)
-    const limit = filters.limit ?? 20
+    const { rows, more, nextCursor } = await this.page(where, filters)
+    // the whole result is on this page: its size is the count
     const offset = filters.offset ?? 0
+    if (!filters.cursor && !more && (rows.length > 0 || offset === 0)) {
+      return { rows, count: offset + rows.length, countIsEstimate: false, countIsLowerBound: false, nextCursor }
+    }
+    return { rows, ...(await this.count(where)), nextCursor }
+  }
+
+  /** One page of the rows matching `where`, newest first, after the filters' cursor or offset. */
+  private async page(where: Where, filters: LedgerFilters): Promise<{ rows: LedgerRow[]; more: boolean; nextCursor: LedgerCursor | null }> {
+    const limit = filters.limit ?? 20
     const keyset = keysetOf(filters.cursor)
     const result = await this.db().raw(
       `select *, ${cursorTimeSql("created_at")} as cursor_at from payin_transaction
        where ${where.sql}${keyset.sql}
        order by created_at desc, id desc limit ? offset ?`,
-      [...where.bindings, ...keyset.bindings, limit + 1, offset]
+      [...where.bindings, ...keyset.bindings, limit + 1, filters.offset ?? 0]
     )
     const more = result.rows.length > limit
     const page = result.rows.slice(0, limit)
-    const nextCursor = more ? cursorOf(page[page.length - 1]) : null
-    const rows = withoutCursor(page)
-    // the whole result is on this page: its size is the count
-    if (!filters.cursor && !more && (page.length > 0 || offset === 0)) {
-      return { rows, count: offset + page.length, countIsEstimate: false, countIsLowerBound: false, nextCursor }
-    }
-    return { rows, ...(await this.count(where)), nextCursor }
+    return { rows: withoutCursor(page), more, nextCursor: more ? cursorOf(page[page.length - 1]) : null }
   }
 
   /** A list with a search (search.ts): exact when narrow, a window per request when broad. */
   private async search(filters: LedgerFilters, q: string): Promise<LedgerPage> {
-    const limit = filters.limit ?? 20
-    const offset = filters.offset ?? 0
-    const keyset = keysetOf(filters.cursor)
     const where = ledgerWhere(filters)
     const found = await probe(this.db(), q)
     if (!found.broad) {
       const among = { sql: `${where.sql} and id = any(?::text[])`, bindings: [...where.bindings, found.ids] }
-      const [result, counted] = await Promise.all([
-        this.db().raw(
-          `select *, ${cursorTimeSql("created_at")} as cursor_at from payin_transaction
-           where ${among.sql}${keyset.sql} order by created_at desc, id desc limit ? offset ?`,
-          [...among.bindings, ...keyset.bindings, limit + 1, offset]
-        ),
+      const [{ rows, nextCursor }, counted] = await Promise.all([
+        this.page(among, filters),
         this.db().raw(`select count(*)::int as n from payin_transaction where ${among.sql}`, among.bindings),
       ])
-      const more = result.rows.length > limit
-      const page = result.rows.slice(0, limit)
-      return {
-        rows: withoutCursor(page),
-        count: counted.rows[0].n as number,
-        countIsEstimate: false,
-        countIsLowerBound: false,
-        nextCursor: more ? cursorOf(page[page.length - 1]) : null,
-      }
+      return { rows, count: counted.rows[0].n as number, countIsEstimate: false, countIsLowerBound: false, nextCursor }
     }
-    if (offset) throw new BroadSearchOffsetError()
-    const page = await broadPage(this.db(), q, where, keyset, limit)
+    if (filters.offset) throw new BroadSearchOffsetError()
+    const page = await broadPage(this.db(), q, where, keysetOf(filters.cursor), filters.limit ?? 20)
     // PostgreSQL's estimate of a prefix match is no guide (see search.ts): the count is what is
     // known for certain, more than the cap for the search alone, else the rows found so far
     const searchAlone = where.sql === ledgerWhere({}).sql
