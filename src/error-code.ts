@@ -25,6 +25,12 @@ export const PAYIN_ERROR_CODES = [
   "payin_amount_immutable",
   /** Too many pay-ins were requested for one payment collection (cart) in a short time. */
   "payin_too_many_attempts",
+  // POST /store/payin/pay-again refused (409)
+  "payin_pay_again_off",
+  "payin_grace_over",
+  "payin_order_paid",
+  "payin_order_canceled",
+  "payin_not_this_provider",
   // the merchant's: Medusa's capture, cancel and refund of a pay-in's payment (admin, workflows)
   "payin_not_paid",
   "payin_not_capturable",

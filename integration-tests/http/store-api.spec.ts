@@ -3,16 +3,11 @@
 // storefront would (publishable key), the sandbox's control API playing the shopper.
 import { request } from "undici"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
-import {
-  createApiKeysWorkflow,
-  createSalesChannelsWorkflow,
-  linkSalesChannelsToApiKeyWorkflow,
-} from "@medusajs/medusa/core-flows"
 import type { RunningSandbox } from "../../src/sandbox"
 import type { PayinBanksResponse, PayinStatusResponse, PayinStoreError } from "../../src/storefront/types"
 import { storeSpec } from "../support/harness"
 import { control, payinsOfSession } from "../support/sandbox"
-import { Storefront } from "../support/storefront"
+import { Storefront, foreignKeyHeaders as foreignHeaders } from "../support/storefront"
 
 jest.setTimeout(180_000)
 process.env.PAYIN_ENCRYPTION_KEY ??= "store-api-encryption-secret-0123456789"
@@ -64,17 +59,7 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, reloadSettings: true }, (h) => {
   const cartWithPayin = () => h.cartWithPayin("pp_payin_default", { method: "card" })
 
   /** A publishable key of a sales channel other than the seeded storefront's. */
-  const foreignKeyHeaders = async () => {
-    const container = getContainer()
-    const { result: channels } = await createSalesChannelsWorkflow(container).run({
-      input: { salesChannelsData: [{ name: `Other storefront ${Date.now()}` }] },
-    })
-    const { result: keys } = await createApiKeysWorkflow(container).run({
-      input: { api_keys: [{ title: `Other storefront ${Date.now()}`, type: "publishable", created_by: "" }] },
-    })
-    await linkSalesChannelsToApiKeyWorkflow(container).run({ input: { id: keys[0].id, add: [channels[0].id] } })
-    return { ...shop.headers.headers, "x-publishable-api-key": keys[0].token }
-  }
+  const foreignKeyHeaders = () => foreignHeaders(getContainer(), shop)
 
   describe("GET /store/payin/banks", () => {
     it("lists the RUB banks of a RUB cart with the union of their methods", async () => {

@@ -1,4 +1,6 @@
 // A storefront, as plain store-API calls (what @medusajs/js-sdk sends), for the checkout specs.
+import type { MedusaContainer } from "@medusajs/framework/types"
+import { createApiKeysWorkflow, createSalesChannelsWorkflow, linkSalesChannelsToApiKeyWorkflow } from "@medusajs/medusa/core-flows"
 import type { RunningSandbox } from "../../src/sandbox"
 import { DEMO, DemoSeedResult } from "../app/seed/demo-store"
 import { payinsOfSession } from "./sandbox"
@@ -151,4 +153,16 @@ export async function placedOrderAwaitingPayment(
     await new Promise((r) => setTimeout(r, 50))
   }
   return { cartId, session, payin, orderId }
+}
+
+/** The storefront's headers with a publishable key of another sales channel than the seeded storefront's. */
+export async function foreignKeyHeaders(container: MedusaContainer, shop: Storefront): Promise<Record<string, string>> {
+  const { result: channels } = await createSalesChannelsWorkflow(container).run({
+    input: { salesChannelsData: [{ name: `Other storefront ${Date.now()}` }] },
+  })
+  const { result: keys } = await createApiKeysWorkflow(container).run({
+    input: { api_keys: [{ title: `Other storefront ${Date.now()}`, type: "publishable", created_by: "" }] },
+  })
+  await linkSalesChannelsToApiKeyWorkflow(container).run({ input: { id: keys[0].id, add: [channels[0].id] } })
+  return { ...shop.headers.headers, "x-publishable-api-key": keys[0].token }
 }

@@ -23,6 +23,7 @@ describe("parseProviderOptions", () => {
       paymentWindowSeconds: 900,
       manualRefunds: false,
       cancelUnpaidOrdersOnExpiry: true,
+      payAgain: { enabled: false, graceHours: 24 },
       notifications: {
         enabled: false,
         channel: "email",

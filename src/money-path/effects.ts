@@ -10,6 +10,7 @@ import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import type { PayinFlag } from "../status"
 import { type LockHold, LockLostError } from "./lock"
+import { decideEnd } from "./pay-again"
 import { pauseForTests } from "./test-pause"
 import { type SessionInfo, capturedOf, loadOrder, loadSession, orderOfCart, paymentOfSession, resolveCollection } from "./medusa"
 
@@ -113,7 +114,7 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
     await settleFlagged("late_payment", "paid after the store ended the pay-in (expired or order canceled)", {}, { note: "not captured: late payment" })
     return
   }
-  const session = row.session_id ? await loadSession(container, row.session_id) : null
+  const session = row.session_id ? await loadSession(container, row.session_id, { orderId: row.order_id, cartId: row.cart_id }) : null
   if (!session) {
     const reason = row.session_id ? "paid after Medusa deleted the payment session (the cart changed)" : "pay-in unknown to the store"
     await settleFlagged("stray_payment", reason, {}, { note: "not captured: stray payment" })
@@ -198,16 +199,44 @@ async function book(
 }
 
 async function endOrder(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[], run: Run): Promise<void> {
-  const session = row.session_id ? await loadSession(container, row.session_id) : null
+  const session = row.session_id ? await loadSession(container, row.session_id, { orderId: row.order_id, cartId: row.cart_id }) : null
   const ids = { order_id: session?.orderId ?? null, cart_id: session?.cartId ?? null }
   const instanceId = instanceIdOf(row.provider_id)
-  const cancelUnpaid = instanceId ? ((await payin.settings.providerOptions(instanceId))?.cancelUnpaidOrdersOnExpiry ?? true) : false
+  const options = instanceId ? await payin.settings.providerOptions(instanceId) : null
+  const cancelUnpaid = instanceId ? (options?.cancelUnpaidOrdersOnExpiry ?? true) : false
   const capturedAny = Boolean(session && gt(session.collectionCapturedAmount, 0))
+  const siblings = session && !capturedAny ? await payin.ledger.ofCollections([session.payment_collection_id]) : []
   // another pay-in of the same payment collection was paid (a stray payment into an earlier one of this order)
-  const paidSibling =
-    session && !capturedAny
-      ? (await payin.ledger.ofCollections([session.payment_collection_id])).find((r) => r.id !== row.id && r.paid_at)
-      : undefined
+  const paidSibling = siblings.find((r) => r.id !== row.id && r.paid_at)
+  const ended = "payment window ended unpaid"
+  // pay again: the order waits for its grace period, or for another payable pay-in of it
+  const waitable = session?.orderId && session.orderStatus !== "canceled" && !capturedAny && !paidSibling
+  const decision = waitable ? decideEnd(row, siblings, options?.payAgain, Date.now()) : null
+  if (decision && decision.kind !== "cancel") {
+    const waits = decision.kind === "wait"
+    const announce =
+      waits && !row.pay_again_until
+        ? await announcement(container, payin, row, {
+            kind: "expired",
+            order_id: ids.order_id,
+            order_canceled: false,
+            pay_again_until: decision.until.toISOString(),
+          })
+        : undefined
+    await run.guard()
+    await run.settle({
+      ended,
+      ...ids,
+      announce,
+      payAgainUntil: decision.until ?? undefined,
+      deferUntil: waits ? decision.until : undefined,
+      note: waits
+        ? `the order waits until ${decision.until.toISOString()} for the shopper to pay again`
+        : `the order waits for pay-in ${decision.payinId}`,
+    })
+    effects.push(waits ? "waiting" : "ended")
+    return
+  }
   let flag: EffectOutcomeRecord["flag"]
   if (session?.orderId && !capturedAny && cancelUnpaid) {
     const order = await loadOrder(container, session.orderId)
@@ -231,9 +260,10 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
   }
   // not when the order was paid through another pay-in of its payment collection; what Medusa
   // holds, not what this run did: an earlier run may have canceled the order and stopped (a
-  // crash, a failure) before the effect was settled
+  // crash, a failure) before the effect was settled. Once per pay-in: a pay-in whose order waited
+  // for its grace period announced its end then.
   const announce =
-    !capturedAny && !paidSibling
+    !capturedAny && !paidSibling && !row.pay_again_until
       ? await announcement(container, payin, row, {
           kind: "expired",
           order_id: ids.order_id,
@@ -242,7 +272,7 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
       : undefined
   // ending the pay-in clears the effect: only while this run still holds it
   await run.guard()
-  const flagged = await run.settle({ ended: "payment window ended unpaid", ...ids, flag, announce })
+  const flagged = await run.settle({ ended, ...ids, flag, announce })
   if (flagged) effects.push("flagged:paid_elsewhere")
   effects.push("ended")
 }

@@ -64,6 +64,12 @@ export type PayinStatusResponse = {
   order: PayinOrderView | null
   /** The current pay-in of the cart or order; null when it has none (another payment method). */
   payin: PayinStatusView | null
+  /**
+   * Pay again: the order's pay-in ended unpaid and, until `until` (ISO 8601), its shopper may ask
+   * for new payment details (POST /store/payin/pay-again). Null otherwise: pay again is off, the
+   * grace period ended, the order is paid or canceled, or a pay-in of it is still payable.
+   */
+  pay_again?: { until: string } | null
   /** The server's clock (ISO 8601), to correct a countdown for a client clock that is off. */
   server_time: string
 }

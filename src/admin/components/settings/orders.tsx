@@ -1,4 +1,5 @@
-// Orders and refunds: cancel an order whose payment window ended unpaid; record refunds made outside.
+// Orders and refunds: cancel an order whose payment window ended unpaid, let its shopper pay again
+// within a grace period; record refunds made outside.
 import { useTranslation } from "react-i18next"
 import type { ProviderFieldPath } from "../../lib/api"
 import type { FieldSpec } from "../../lib/settings-form"
@@ -7,6 +8,15 @@ import { Section, SettingFields } from "./field"
 
 export const ORDER_FIELDS = [
   { path: "cancelUnpaidOrdersOnExpiry", kind: "switch", label: "cancelUnpaidOrdersOnExpiry" },
+  { path: "payAgain.enabled", kind: "switch", label: "payAgainEnabled", hint: true },
+  {
+    path: "payAgain.graceHours",
+    kind: "number",
+    label: "payAgainGraceHours",
+    empty: 24,
+    step: "1",
+    visible: (draft) => draft["payAgain.enabled"] === true,
+  },
   { path: "manualRefunds", kind: "switch", label: "manualRefunds" },
 ] as const satisfies readonly FieldSpec<ProviderFieldPath>[]
 

@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { StorefrontDataSchema } from "../../../providers/payin/storefront-data"
 
 /** Query strings of the store routes: strict (an unknown parameter is a 400 naming it). */
 
@@ -46,3 +47,11 @@ export const statusQuerySchema = z
   .strict()
   .superRefine(exactlyOne("cart_id", "order_id"))
 export type StatusQuery = z.infer<typeof statusQuerySchema>
+
+/**
+ * POST /store/payin/pay-again: the order, and what a storefront may choose for the new pay-in as
+ * for any payment session (bank, method, locale, return URLs; checked against the instance's
+ * settings by the provider).
+ */
+export const payAgainBodySchema = StorefrontDataSchema.extend({ order_id: id("order_id") }).strict()
+export type PayAgainBody = z.infer<typeof payAgainBodySchema>

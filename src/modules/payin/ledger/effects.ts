@@ -30,6 +30,13 @@ export type EffectOutcomeRecord = {
   note?: string
   /** The event the outcome announces; `notify`: the instance sends shopper notifications (one is then owed). */
   announce?: { notice: EffectAnnouncement; notify: boolean }
+  /**
+   * Pay again: the order waits for its grace period. The effect stays pending, due again at this
+   * time (not a failure: no attempt is counted), and the row keeps it as `pay_again_until`.
+   */
+  deferUntil?: Date
+  /** Pay again: the end of the order's grace period, kept on the row (`pay_again_until`, the first one written stays). */
+  payAgainUntil?: Date
 }
 
 /**
@@ -81,16 +88,30 @@ export class LedgerEffects {
         throw new EffectFencedError(ledgerId, fence)
       }
       const ended = Boolean(outcome.ended)
+      // cleared when it is this effect (or any cancel_order once the pay-in ended), unless deferred
+      const clears = `(not ? and (effect_pending = ? or (? and effect_pending = 'cancel_order')))`
+      const deferred = outcome.deferUntil ?? null
       await trx.raw(
         `update payin_transaction set
-           effect_pending = case when effect_pending = ? or (? and effect_pending = 'cancel_order') then null else effect_pending end,
-           effect_attempts = case when effect_pending = ? or (? and effect_pending = 'cancel_order') then 0 else effect_attempts end,
-           next_effect_at = case when effect_pending = ? or (? and effect_pending = 'cancel_order') then null else next_effect_at end,
+           effect_pending = case when ${clears} then null else effect_pending end,
+           effect_attempts = case when ${clears} then 0 else effect_attempts end,
+           next_effect_at = case when ${clears} then null when ?::timestamptz is not null then ?::timestamptz else next_effect_at end,
+           pay_again_until = coalesce(pay_again_until, ?::timestamptz),
            captured_at = case when ? then coalesce(captured_at, now()) else captured_at end,
            store_canceled_at = case when ? then coalesce(store_canceled_at, now()) else store_canceled_at end,
            order_id = coalesce(order_id, ?), cart_id = coalesce(cart_id, ?), updated_at = now()
          where id = ?`,
-        [effect, ended, effect, ended, effect, ended, Boolean(outcome.captured), ended, outcome.order_id ?? null, outcome.cart_id ?? null, ledgerId]
+        [
+          ...[0, 1, 2].flatMap(() => [Boolean(deferred), effect, ended]),
+          deferred,
+          deferred,
+          outcome.payAgainUntil ?? deferred,
+          Boolean(outcome.captured),
+          ended,
+          outcome.order_id ?? null,
+          outcome.cart_id ?? null,
+          ledgerId,
+        ]
       )
       // the notes in the order the outcome happened: ended, flagged, what the effect did
       if (outcome.ended && !row.store_canceled_at) await history(trx, row, row.status, row.status, "store", outcome.ended)

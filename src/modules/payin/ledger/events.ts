@@ -35,7 +35,7 @@ export function eventsOf(row: LedgerRow, notices: LedgerNotice[]): PayinEvent[] 
     } else if (notice.kind === "expired") {
       events.push({
         name: PAYIN_EVENTS.EXPIRED,
-        data: { ...eventData(row), order_id: notice.order_id ?? row.order_id, order_canceled: notice.order_canceled },
+        data: { ...eventData(row), order_id: notice.order_id ?? row.order_id, order_canceled: notice.order_canceled, pay_again_until: notice.pay_again_until ?? null },
         options: RETRIED_EVENT_OPTIONS,
       })
     } else if (notice.to === "dispute" && !isDisputeStatus(notice.from)) {

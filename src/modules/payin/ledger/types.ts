@@ -17,6 +17,12 @@ export type LedgerNotice =
   /** The money path had Medusa capture the pay-in's payment for its order. */
   | { kind: "captured"; order_id: string }
   /** The payment window ended unpaid and the store ended the pay-in (and canceled its order, when set to). */
-  | { kind: "expired"; order_id: string | null; order_canceled: boolean }
+  | {
+      kind: "expired"
+      order_id: string | null
+      order_canceled: boolean
+      /** Pay again: the order waits until then for its shopper to ask for new payment details. */
+      pay_again_until?: string | null
+    }
 
 export type RecordResult = { row: LedgerRow; transition: TransitionResult; notices: LedgerNotice[] }

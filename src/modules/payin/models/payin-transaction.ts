@@ -40,6 +40,12 @@ export const PayinTransaction = model
     session_deleted_at: model.dateTime().nullable(),
     /** The store treats the pay-in as over (expired, order canceled): a late payment is flagged, never attached. */
     store_canceled_at: model.dateTime().nullable(),
+    /**
+     * Pay again: until when the shopper of this pay-in's order may ask for new payment details
+     * (the order's grace period, from the first of its pay-ins that ended unpaid); its order is
+     * canceled only after it, with nothing paid. Null: no grace period.
+     */
+    pay_again_until: model.dateTime().nullable(),
     /** When the service recalculated the amount after a dispute (fiat_amount is then the new amount). */
     recalculated_at: model.dateTime().nullable(),
     /** When the apply-path had Medusa capture the payment. */

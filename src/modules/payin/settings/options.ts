@@ -125,6 +125,21 @@ export const notificationsOptionsSchema = z
   })
   .strict()
 
+/** The grace period of "pay again" when switched on without one: a day. */
+export const PAY_AGAIN_DEFAULT_GRACE_HOURS = 24
+
+export const payAgainOptionsSchema = z
+  .object({
+    enabled: z.boolean({ error: "payAgain.enabled must be true or false" }).default(false),
+    graceHours: z
+      .number({ error: "payAgain.graceHours must be a number of hours" })
+      .int({ message: "payAgain.graceHours must be a whole number of hours" })
+      .min(1, { message: "payAgain.graceHours must be at least 1" })
+      .max(720, { message: "payAgain.graceHours must be at most 720 (30 days)" })
+      .default(PAY_AGAIN_DEFAULT_GRACE_HOURS),
+  })
+  .strict()
+
 /** Options of one payment provider instance (`pp_payin_<id>`). */
 export const providerOptionsSchema = z
   .object({
@@ -183,6 +198,12 @@ export const providerOptionsSchema = z
     manualRefunds: z.boolean({ error: "manualRefunds must be true or false" }).default(false),
     /** Cancel an order placed before payment when its pay-in expires unpaid. */
     cancelUnpaidOrdersOnExpiry: z.boolean({ error: "cancelUnpaidOrdersOnExpiry must be true or false" }).default(true),
+    /**
+     * Pay again: when a pay-in of an order awaiting payment ends unpaid, the shopper may ask for new
+     * payment details for the same order for graceHours; the order is canceled (when
+     * cancelUnpaidOrdersOnExpiry is on) only when that period ends with nothing paid. Off by default.
+     */
+    payAgain: payAgainOptionsSchema.default({ enabled: false, graceHours: PAY_AGAIN_DEFAULT_GRACE_HOURS }),
     /** Shopper notifications (payment instructions, paid, expired) through Medusa's Notification Module; off by default. */
     notifications: notificationsOptionsSchema.default({
       enabled: false,

@@ -89,7 +89,8 @@ describe("the settings page's sections", () => {
   it.each(["en", "ru"] as const)("draws each provider field with its test id and source, in %s", (language) => {
     const html = render(language, <ProviderSettingsForm settings={provider} encryptionConfigured />)
     for (const spec of PROVIDER_SECTIONS.flat()) {
-      const shown = spec.path !== "amountPolicy.tolerancePercent" // only for a range
+      // only for a range, only while pay again is on
+      const shown = spec.path !== "amountPolicy.tolerancePercent" && spec.path !== "payAgain.graceHours"
       expect(html.includes(`data-testid="payin-field-${spec.path}"`)).toBe(shown)
     }
     for (const id of ["payin-save", "payin-test-connection", "payin-webhook-url", "payin-webhook-health", "payin-apikey-masked"]) {

@@ -3,14 +3,14 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { errorMessage } from "../../../../client/errors"
 import type PayinModuleService from "../../../../modules/payin/service"
 import type { LedgerRow } from "../../../../modules/payin/service"
-import type { PayinStatusResponse } from "../../../../storefront/types"
 import { reconcileWithService } from "../../../../money-path/lookup"
 import { notFound, parseOr400, payinModule } from "../../../utils"
-import { cartIdOfOrder, currentLedgerRow, findCart, findOrder, orderIdOfCart, orderView } from "../lookups"
+import { cartIdOfOrder, findCart, findOrder, orderIdOfCart } from "../lookups"
 import { LookupThrottle, dueForLookup } from "../refresh"
 import { inSalesChannels } from "../scope"
 import { isFinalShopperState } from "../../../../status"
-import { StatusRow, payinState, toStatusView } from "../status-view"
+import { StatusRow, payinState } from "../status-view"
+import { statusBody } from "../status-body"
 import { statusQuerySchema } from "../validators"
 
 /** Lookups made on poll, per Medusa process: one per pay-in per 15 s, however many tabs poll. */
@@ -59,26 +59,9 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
     collectionIds = order.payment_collection_ids
   }
 
-  let row = await currentLedgerRow(payin, { paymentCollectionIds: [...new Set(collectionIds)], orderId })
-  if (row) {
-    row = await refreshIfDue(req.scope, payin, row)
-  }
-  const now = new Date()
-  const body: PayinStatusResponse = {
-    cart_id: cartId,
-    // read after the refresh: a lookup that found the pay-in paid has captured the order
-    order: orderId ? await orderView(req.scope, orderId) : null,
-    payin: row
-      ? toStatusView(row as unknown as StatusRow, {
-          now,
-          originalFiatAmount: row.assigned_amount ?? null,
-          effectRetryLimit: (await payin.settings.plugin()).effectRetryLimit,
-        })
-      : null,
-    server_time: now.toISOString(),
-  }
-  res.json(body)
+  res.json(await statusBody(req.scope, payin, { cartId, orderId, collectionIds, refresh: refreshIfDue }))
 }
+
 
 /**
  * Looks a not-final pay-in up at the service when it is due (see dueForLookup) and this process

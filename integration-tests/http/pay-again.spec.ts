@@ -1,0 +1,213 @@
+// Pay again (issue 26): an order whose pay-in ended unpaid waits for its grace period instead of
+// being canceled, and its shopper gets new payment details for the same order through
+// POST /store/payin/pay-again. Real Medusa, real PostgreSQL, the sandbox over HTTP; every money
+// figure is read from Medusa's own records (the order's payment status, its payments' captures).
+import { Modules } from "@medusajs/framework/utils"
+import { reconcilePayins } from "../../src/money-path/reconcile"
+import type { RunningSandbox } from "../../src/sandbox"
+import type { PayinStatusResponse } from "../../src/storefront/types"
+import { PAYIN_EVENTS, storeSpec } from "../support/harness"
+import { control } from "../support/sandbox"
+import { Storefront, foreignKeyHeaders } from "../support/storefront"
+
+jest.setTimeout(240_000)
+process.env.PAYIN_ENCRYPTION_KEY ??= "pay-again-encryption-secret-0123456789"
+
+const KEY = "pay-again-key-0123456789"
+
+storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
+  const { api, getContainer, events, deliver, sql } = h
+  let sandbox: RunningSandbox, shop: Storefront, admin: { headers: Record<string, string> }
+  beforeEach(() => void ({ sandbox, shop, admin } = h))
+
+  const payAgainOn = (graceHours = 2) => api.post("/admin/payin/settings/default", { payAgain: { enabled: true, graceHours } }, admin)
+  const status = async (orderId: string): Promise<PayinStatusResponse> =>
+    (await api.get(`/store/payin/status?order_id=${orderId}`, shop.headers)).data
+  const payAgain = async (body: Record<string, unknown>, headers = shop.headers.headers) => {
+    try {
+      const res = await api.post("/store/payin/pay-again", body, { headers })
+      return { status: res.status as number, data: res.data }
+    } catch (error: any) {
+      if (!error.response) throw error
+      return { status: error.response.status as number, data: error.response.data }
+    }
+  }
+  /** Medusa's payments of every session of the order's payment collection, with their captures. */
+  const paymentsOfOrder = async (orderId: string) => {
+    const query = getContainer().resolve("query") as any
+    const { data } = await query.graph({
+      entity: "order",
+      fields: ["id", "payment_collections.payments.id", "payment_collections.payments.captures.amount", "payment_collections.payments.canceled_at"],
+      filters: { id: orderId },
+    })
+    return (data[0]?.payment_collections ?? []).flatMap((c: any) => c.payments ?? [])
+  }
+  const capturedTotal = (payments: any[]) => payments.flatMap((p) => p.captures ?? []).reduce((sum: number, c: any) => sum + Number(c.amount), 0)
+  /** The order's pay-in rows, oldest first. */
+  const rowsOf = async (orderId: string) => (await h.ledger.rows({ order_id: orderId })).sort((a: any, b: any) => +new Date(a.created_at) - +new Date(b.created_at))
+  /** The grace period ends now: what the clock would do (the rows' pay_again_until and their deferred effects). */
+  const endGrace = async (orderId: string) => {
+    await sql(
+      `update payin_transaction set pay_again_until = now() - interval '1 second',
+         next_effect_at = case when effect_pending is not null then now() - interval '1 second' else next_effect_at end
+       where payment_collection_id in (select payment_collection_id from payin_transaction where order_id = ?)`,
+      [orderId]
+    )
+  }
+  const expire = async () => {
+    await control(sandbox, "POST", "/_sandbox/clock/advance", { seconds: 901 })
+    await deliver()
+  }
+  const orderOf = (orderId: string) => h.order(orderId)
+
+  it("grace on: the order waits, new details are given once for a double click, paid → captured once, never canceled", async () => {
+    await payAgainOn(2)
+    const { orderId, session, payin: first } = await h.placedOrder()
+    const total = Number((await orderOf(orderId)).total)
+    await expire()
+
+    // the order waits: not canceled, the first pay-in ended, its order's cancel deferred to the grace end
+    expect((await orderOf(orderId)).status).not.toBe("canceled")
+    const ended = await h.ledger.row({ session_id: session.id })
+    expect(ended).toMatchObject({ status: "canceled", effect_pending: "cancel_order" })
+    expect(ended.store_canceled_at).not.toBeNull()
+    const until = new Date(ended.pay_again_until).getTime()
+    expect(until - Date.now()).toBeGreaterThan(110 * 60_000)
+    expect(until - Date.now()).toBeLessThanOrEqual(120 * 60_000)
+    expect(new Date(ended.next_effect_at).getTime()).toBe(until)
+    const expired = events.filter((e) => e.name === PAYIN_EVENTS.EXPIRED)
+    expect(expired).toHaveLength(1)
+    expect(expired[0].data).toMatchObject({ order_id: orderId, order_canceled: false, pay_again_until: new Date(until).toISOString() })
+
+    // the status route offers it
+    const before = await status(orderId)
+    expect(before.payin).toMatchObject({ state: "expired" })
+    expect(before.pay_again).toEqual({ until: new Date(until).toISOString() })
+
+    // a double click: two requests at once, one new pay-in
+    const [a, b] = await Promise.all([payAgain({ order_id: orderId }), payAgain({ order_id: orderId })])
+    expect([a.status, b.status]).toEqual([200, 200])
+    const rows = await rowsOf(orderId)
+    expect(rows).toHaveLength(2)
+    const second = rows[1]
+    expect(second.id).not.toBe(ended.id)
+    expect(second).toMatchObject({ status: "active", order_id: orderId, payment_collection_id: ended.payment_collection_id })
+    for (const answer of [a, b]) {
+      expect(answer.data.payin).toMatchObject({ payin_id: second.service_id, state: "awaiting_payment" })
+      expect(answer.data.pay_again).toBeNull()
+      expect(answer.data.order).toMatchObject({ id: orderId })
+    }
+    const atService = sandbox.transaction(second.service_id)
+    expect(atService).toMatchObject({ status: "active" })
+    expect(atService!.id).not.toBe(first.id)
+
+    // a third request while the new one is payable: the same pay-in, none created
+    expect((await payAgain({ order_id: orderId })).data.payin.payin_id).toBe(second.service_id)
+    expect(await rowsOf(orderId)).toHaveLength(2)
+
+    // paid: Medusa captures the order's payment once, for its total
+    await control(sandbox, "POST", `/_sandbox/transactions/${second.service_id}/pay`)
+    await deliver()
+    const paid = await orderOf(orderId)
+    expect(paid.payment_status).toBe("captured")
+    expect(paid.status).not.toBe("canceled")
+    const payments = await paymentsOfOrder(orderId)
+    expect(payments).toHaveLength(1)
+    expect(capturedTotal(payments)).toBe(total)
+
+    // the grace period ends later: the deferred effect of the first pay-in cancels nothing
+    await endGrace(orderId)
+    await reconcilePayins(getContainer(), { olderThanSeconds: 0 })
+    expect((await orderOf(orderId)).status).not.toBe("canceled")
+    expect((await h.ledger.row({ id: ended.id })).effect_pending).toBeNull()
+    expect((await payAgain({ order_id: orderId })).data).toMatchObject({ code: "payin_order_paid" })
+    expect(capturedTotal(await paymentsOfOrder(orderId))).toBe(total)
+  })
+
+  it("grace over with nothing paid: new details are refused, then the order is canceled", async () => {
+    await payAgainOn(1)
+    const { orderId } = await h.placedOrder()
+    await expire()
+    expect((await orderOf(orderId)).status).not.toBe("canceled")
+    await endGrace(orderId)
+    const refused = await payAgain({ order_id: orderId })
+    expect(refused.status).toBe(409)
+    expect(refused.data).toMatchObject({ code: "payin_grace_over" })
+    expect(refused.data.message).toMatch(/\(payin_grace_over\)$/)
+    expect((await status(orderId)).pay_again).toBeNull()
+
+    await reconcilePayins(getContainer(), { olderThanSeconds: 0 })
+    expect((await orderOf(orderId)).status).toBe("canceled")
+    const [row] = await rowsOf(orderId)
+    expect(row.effect_pending).toBeNull()
+    expect((await payAgain({ order_id: orderId })).data).toMatchObject({ code: "payin_order_canceled" })
+    // the expiry was announced once, when the order began to wait
+    expect(events.filter((e) => e.name === PAYIN_EVENTS.EXPIRED)).toHaveLength(1)
+  })
+
+  it("a second pay-in that ends unpaid after the grace period cancels the order at once", async () => {
+    await payAgainOn(1)
+    const { orderId } = await h.placedOrder()
+    await expire()
+    expect((await payAgain({ order_id: orderId })).status).toBe(200)
+    await endGrace(orderId)
+    // the first pay-in's deferred effect: the second is payable, the order waits for it
+    await reconcilePayins(getContainer(), { olderThanSeconds: 0 })
+    expect((await orderOf(orderId)).status).not.toBe("canceled")
+    await expire()
+    expect((await orderOf(orderId)).status).toBe("canceled")
+  })
+
+  it("a late payment to the first pay-in after the second was paid is flagged, never captured twice", async () => {
+    await payAgainOn(2)
+    const { orderId, payin: first } = await h.placedOrder()
+    const total = Number((await orderOf(orderId)).total)
+    await expire()
+    expect((await payAgain({ order_id: orderId })).status).toBe(200)
+    const [, second] = await rowsOf(orderId)
+    await control(sandbox, "POST", `/_sandbox/transactions/${second.service_id}/pay`)
+    await deliver()
+    expect((await orderOf(orderId)).payment_status).toBe("captured")
+    // the shopper also paid the old requisites: the service reports it as a dispute that closes
+    await control(sandbox, "POST", `/_sandbox/transactions/${first.id}/dispute`)
+    await control(sandbox, "POST", `/_sandbox/transactions/${first.id}/close`)
+    await deliver()
+    const late = await h.ledger.row({ service_id: first.id })
+    expect(late.status).toBe("closed")
+    expect(Object.keys(late.flags ?? {})).toEqual(expect.arrayContaining([expect.stringMatching(/^(late_payment|stray_payment)$/)]))
+    expect(late.captured_at).toBeNull()
+    expect(capturedTotal(await paymentsOfOrder(orderId))).toBe(total)
+  })
+
+  it("refuses what it must: off, paid, unknown or another sales channel's order, an invalid body", async () => {
+    const { orderId } = await h.placedOrder()
+    await expire()
+    // off by default: the order was canceled at once, as before
+    expect((await orderOf(orderId)).status).toBe("canceled")
+    expect((await payAgain({ order_id: orderId })).data).toMatchObject({ code: "payin_order_canceled" })
+
+    await payAgainOn(2)
+    const waiting = await h.placedOrder()
+    await expire()
+    // another sales channel's publishable key: the order does not exist for it
+    const foreign = await payAgain({ order_id: waiting.orderId }, await foreignKeyHeaders(getContainer(), shop))
+    expect(foreign.status).toBe(404)
+    expect((await payAgain({ order_id: "order_unknown" })).status).toBe(404)
+    const invalid = await payAgain({ order_id: waiting.orderId, bank: "" })
+    expect(invalid.status).toBe(400)
+    expect(invalid.data.fields).toEqual([expect.objectContaining({ path: "bank" })])
+    expect((await payAgain({ order_id: waiting.orderId, extra: 1 })).status).toBe(400)
+    expect(await rowsOf(waiting.orderId)).toHaveLength(1)
+
+    // switched off while the order waits: refused with its own code
+    await api.post("/admin/payin/settings/default", { payAgain: { enabled: false } }, admin)
+    expect((await payAgain({ order_id: waiting.orderId })).data).toMatchObject({ code: "payin_pay_again_off" })
+
+    // an order paid by another provider
+    const cartId = await shop.cart()
+    await shop.session(cartId, "pp_system_default")
+    const systemOrder = (await shop.complete(cartId)).data.order.id
+    expect((await payAgain({ order_id: systemOrder })).data).toMatchObject({ code: "payin_not_this_provider" })
+    expect(await getContainer().resolve(Modules.PAYMENT).listPaymentSessions({ provider_id: "pp_payin_default" })).toHaveLength(2)
+  })
+})

@@ -1,0 +1,79 @@
+import { MedusaResponse, MedusaStoreRequest } from "@medusajs/framework/http"
+import { MedusaError } from "@medusajs/framework/utils"
+import { createPaymentSessionsWorkflow } from "@medusajs/medusa/core-flows"
+import { withCode } from "../../../../error-code"
+import { withLock } from "../../../../money-path/lock"
+import type { PayAgainRefusal } from "../../../../money-path/pay-again"
+import { CLIENT_CONTEXT_KEY } from "../../../../providers/payin/storefront-data"
+import { notFound, parseOr400, payinModule } from "../../../utils"
+import { findOrder } from "../lookups"
+import { payAgainState } from "../pay-again-state"
+import { inSalesChannels } from "../scope"
+import { orderStatusBody } from "../status-body"
+import { payAgainBodySchema } from "../validators"
+
+const REFUSALS: Record<PayAgainRefusal, string> = {
+  payin_pay_again_off: "New payment details cannot be given for this order: the store does not offer paying again",
+  payin_grace_over: "The time to pay this order again has ended",
+  payin_order_paid: "This order is already paid: no new payment details are needed",
+  payin_order_canceled: "This order was canceled",
+  payin_not_this_provider: "This order is not paid by bank transfer through this store's pay-in provider",
+}
+
+/**
+ * POST /store/payin/pay-again { order_id, bank?, method?, locale?, success_url?, failure_url? }
+ *
+ * New payment details for an order whose pay-in ended unpaid, while its grace period lasts (the
+ * instance's `payAgain` setting): a new payment session on the order's payment collection
+ * (Medusa's createPaymentSessionsWorkflow; the provider creates the pay-in), linked to the order.
+ * Guarded like GET /store/payin/status (the order id within the publishable key's sales
+ * channels). Idempotent: one request at a time per order (a lock across processes), and while a
+ * pay-in of the order is payable it is answered instead of a new one (a double click gives one
+ * pay-in). Answers 200 with the body of GET /store/payin/status?order_id=…; 400 for an invalid
+ * body; 404 for an unknown order or one of another sales channel; 409 with a code when refused:
+ * payin_grace_over, payin_order_paid, payin_order_canceled, payin_not_this_provider,
+ * payin_pay_again_off.
+ */
+export async function POST(req: MedusaStoreRequest, res: MedusaResponse): Promise<void> {
+  const body = parseOr400(res, payAgainBodySchema, req.body)
+  if (!body) return
+  const { order_id: orderId, ...chosen } = body
+  const order = await findOrder(req.scope, orderId)
+  if (!order || !inSalesChannels(order.sales_channel_id, req.publishable_key_context?.sales_channel_ids)) {
+    notFound(res, `Order with id: ${orderId} was not found`)
+    return
+  }
+  const payin = payinModule(req)
+  const client = {
+    ip: (req.ip ?? req.socket?.remoteAddress ?? "").replace(/^::ffff:/, "").slice(0, 64) || undefined,
+    user_agent: (req.get("user-agent") ?? "").slice(0, 1024) || undefined,
+  }
+  const refusal = await withLock(
+    req.scope,
+    `payin:pay-again:${order.id}`,
+    async (hold) => {
+      const state = await payAgainState(req.scope, payin, order)
+      if (state.refusal) return state.refusal
+      if (!state.until || !state.latest?.payment_collection_id) return null // a pay-in of the order is payable: shown as it is
+      hold.throwIfLost()
+      const { result: session } = await createPaymentSessionsWorkflow(req.scope).run({
+        input: {
+          payment_collection_id: state.latest.payment_collection_id,
+          provider_id: state.latest.provider_id,
+          data: { ...chosen, [CLIENT_CONTEXT_KEY]: { ...client, payment_collection_id: state.latest.payment_collection_id } },
+        },
+      })
+      const created = await payin.ledger.findBy("session_id", session.id)
+      if (created) {
+        await payin.ledger.link(created.id, { order_id: order.id, cart_id: state.latest.cart_id ?? null })
+      }
+      return null
+    },
+    { waitMs: 15_000, expireSeconds: 60 }
+  )
+  if (refusal) {
+    res.status(409).json({ type: MedusaError.Types.NOT_ALLOWED, code: refusal, message: withCode(REFUSALS[refusal], refusal) })
+    return
+  }
+  res.json(await orderStatusBody(req.scope, payin, order))
+}

@@ -1,0 +1,58 @@
+import { MedusaContainer } from "@medusajs/framework/types"
+import type PayinModuleService from "../../../modules/payin/service"
+import type { LedgerRow } from "../../../modules/payin/service"
+import type { PayinStatusResponse } from "../../../storefront/types"
+import { cartIdOfOrder, currentLedgerRow, orderView } from "./lookups"
+import { isPayable } from "../../../money-path/pay-again"
+import { payAgainState } from "./pay-again-state"
+import { StatusRow, toStatusView } from "./status-view"
+
+/**
+ * The body of GET /store/payin/status (and of POST /store/payin/pay-again): the current pay-in of
+ * the cart's or order's payment collections, the order, and, for an order whose pay-in ended
+ * unpaid within its grace period, until when its shopper may pay again. `refresh` looks the
+ * current pay-in up first when it is due (the status route's poll).
+ */
+export async function statusBody(
+  scope: MedusaContainer,
+  payin: PayinModuleService,
+  where: {
+    cartId: string | null
+    orderId: string | null
+    collectionIds: string[]
+    refresh?: (scope: MedusaContainer, payin: PayinModuleService, row: LedgerRow) => Promise<LedgerRow>
+  }
+): Promise<PayinStatusResponse> {
+  const { cartId, orderId, collectionIds, refresh } = where
+  let row = await currentLedgerRow(payin, { paymentCollectionIds: [...new Set(collectionIds)], orderId })
+  if (row && refresh) {
+    row = await refresh(scope, payin, row)
+  }
+  const now = new Date()
+  // read after the refresh: a lookup that found the pay-in paid has captured the order
+  // only for a pay-in that ended unpaid: a payable or paid one has nothing to pay again
+  const ended = row && !row.paid_at && !isPayable(row, now.getTime())
+  const again = orderId && ended ? await payAgainState(scope, payin, { id: orderId, payment_collection_ids: collectionIds }, now.getTime()) : null
+  return {
+    cart_id: cartId,
+    order: again ? again.order : orderId ? await orderView(scope, orderId) : null,
+    payin: row
+      ? toStatusView(row as unknown as StatusRow, {
+          now,
+          originalFiatAmount: row.assigned_amount ?? null,
+          effectRetryLimit: (await payin.settings.plugin()).effectRetryLimit,
+        })
+      : null,
+    pay_again: again && !again.refusal && again.until ? { until: again.until.toISOString() } : null,
+    server_time: now.toISOString(),
+  }
+}
+
+/** The status body of an order (its cart found through the order). */
+export async function orderStatusBody(
+  scope: MedusaContainer,
+  payin: PayinModuleService,
+  order: { id: string; payment_collection_ids: string[] }
+): Promise<PayinStatusResponse> {
+  return statusBody(scope, payin, { cartId: await cartIdOfOrder(scope, order.id), orderId: order.id, collectionIds: order.payment_collection_ids })
+}
