@@ -179,6 +179,37 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
     expect(capturedTotal(await paymentsOfOrder(orderId))).toBe(total)
   })
 
+  it("a late payment to the first pay-in while the order is unpaid is captured; the second, paid too, is flagged", async () => {
+    await payAgainOn(2)
+    const { orderId, payin: first } = await h.placedOrder()
+    const total = Number((await orderOf(orderId)).total)
+    await expire()
+    expect((await payAgain({ order_id: orderId })).status).toBe(200)
+    const [, second] = await rowsOf(orderId)
+    // the shopper pays the old requisites after all (its session was replaced by the new one's)
+    await control(sandbox, "POST", `/_sandbox/transactions/${first.id}/dispute`)
+    await control(sandbox, "POST", `/_sandbox/transactions/${first.id}/close`)
+    await deliver()
+    const paid = await orderOf(orderId)
+    expect(paid).toMatchObject({ payment_status: "captured" })
+    expect(paid.status).not.toBe("canceled")
+    const late = await h.ledger.row({ service_id: first.id })
+    expect(late.captured_at).not.toBeNull()
+    expect(late.flags ?? {}).not.toHaveProperty("late_payment")
+    expect(capturedTotal(await paymentsOfOrder(orderId))).toBe(total)
+    // the status shows the pay-in that paid the order, not the newer one still open
+    expect((await status(orderId)).payin).toMatchObject({ payin_id: first.id, state: "paid" })
+
+    // then the new details are paid too: flagged, never captured twice
+    await control(sandbox, "POST", `/_sandbox/transactions/${second.service_id}/pay`)
+    await deliver()
+    const twice = await h.ledger.row({ id: second.id })
+    expect(twice.flags.stray_payment).toMatchObject({ reason: "paid after the order was paid through another pay-in", order_id: orderId })
+    expect(twice.captured_at).toBeNull()
+    expect(capturedTotal(await paymentsOfOrder(orderId))).toBe(total)
+    expect((await orderOf(orderId)).payment_status).toBe("captured")
+  })
+
   it("refuses what it must: off, paid, unknown or another sales channel's order, an invalid body", async () => {
     const { orderId } = await h.placedOrder()
     await expire()

@@ -9,10 +9,20 @@ import { capturableAmount, gt, lt, remainingToCapture } from "../money"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import type { PayinFlag } from "../status"
-import { type LockHold, LockLostError } from "./lock"
+import { type LockHold, LockLostError, withLock } from "./lock"
 import { decideEnd } from "./pay-again"
 import { pauseForTests } from "./test-pause"
-import { type SessionInfo, capturedOf, loadOrder, loadSession, orderOfCart, paymentOfSession, resolveCollection } from "./medusa"
+import {
+  type SessionInfo,
+  capturedOf,
+  loadOrder,
+  loadSession,
+  orderAwaitingPayment,
+  orderOfCart,
+  paymentOfSession,
+  resolveCollection,
+  sessionForLatePayment,
+} from "./medusa"
 
 export type EffectOutcome = { effects: string[]; pending: boolean }
 
@@ -93,7 +103,25 @@ export async function followInMedusa(
   }
 }
 
+/**
+ * The capture effect. Pay-ins of one order can be paid close together (a late payment into an
+ * ended pay-in while the shopper pays new details): while a payment collection holds more than
+ * one pay-in, its captures take turns (a lock across processes), so each sees what the others
+ * booked and the order is never paid twice.
+ */
 async function capture(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[], run: Run): Promise<void> {
+  const collectionId = row.payment_collection_id
+  if (!collectionId || (await payin.ledger.ofCollections([collectionId])).length < 2) {
+    return captureOne(container, payin, row, effects, run)
+  }
+  await withLock(container, `payin:collection:${collectionId}`, () => captureOne(container, payin, row, effects, run), COLLECTION_LOCK)
+}
+
+/** One capture at a time per payment collection: long enough for Medusa's capture, a dead holder's lock expires. */
+const COLLECTION_LOCK = { waitMs: 30_000, expireSeconds: 120 }
+
+async function captureOne(container: MedusaContainer, payin: PayinModuleService, claimed: LedgerRow, effects: string[], run: Run): Promise<void> {
+  let row = claimed
   /** Settles the capture with a flag (once): `flagged:<name>` when the flag is new. */
   const settleFlagged = async (name: PayinFlag, reason: string, extra: Record<string, unknown>, outcome: EffectOutcomeRecord) => {
     const ids = await resolveCollection(container, row.payment_collection_id)
@@ -110,14 +138,38 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, ro
     }
     if (await run.settle({ ...outcome, flag: { flag: name, details } })) effects.push(`flagged:${name}`)
   }
-  if (row.store_canceled_at) {
-    await settleFlagged("late_payment", "paid after the store ended the pay-in (expired or order canceled)", {}, { note: "not captured: late payment" })
-    return
+  let session = row.session_id ? await loadSession(container, row.session_id, { orderId: row.order_id, cartId: row.cart_id }) : null
+  if (row.store_canceled_at || !session) {
+    // Paid after the store ended the pay-in, or after Medusa deleted its session (the cart changed,
+    // or the shopper asked for new details): captured only for an order that still awaits its
+    // payment, on a session of its own; otherwise flagged for the merchant, never attached.
+    const orderId = await orderAwaitingPayment(container, row, session)
+    if (orderId && !session) {
+      session = await sessionForLatePayment(container, row, orderId)
+    }
+    if (!orderId || !session) {
+      if (row.store_canceled_at) {
+        await settleFlagged("late_payment", "paid after the store ended the pay-in (expired or order canceled)", {}, { note: "not captured: late payment" })
+      } else {
+        const reason = row.session_id ? "paid after Medusa deleted the payment session (the cart changed)" : "pay-in unknown to the store"
+        await settleFlagged("stray_payment", reason, {}, { note: "not captured: stray payment" })
+      }
+      return
+    }
+    if (row.store_canceled_at) {
+      await payin.ledger.effects.reopenForLatePayment(row.id, run.fence, `paid late while order ${orderId} still awaits its payment: captured for it`)
+      row = { ...row, store_canceled_at: null }
+    }
+    effects.push("late_payment_taken")
   }
-  const session = row.session_id ? await loadSession(container, row.session_id, { orderId: row.order_id, cartId: row.cart_id }) : null
-  if (!session) {
-    const reason = row.session_id ? "paid after Medusa deleted the payment session (the cart changed)" : "pay-in unknown to the store"
-    await settleFlagged("stray_payment", reason, {}, { note: "not captured: stray payment" })
+  if (gt(session.collectionCapturedAmount, session.capturedAmount)) {
+    // the order's money came through another pay-in of it already (paid twice): the merchant decides
+    await settleFlagged(
+      "stray_payment",
+      "paid after the order was paid through another pay-in",
+      { order_id: session.orderId },
+      { order_id: session.orderId, note: "not captured: the order was paid already" }
+    )
     return
   }
   if (session.orderId && (session.orderStatus ?? (await loadOrder(container, session.orderId))?.status) === "canceled") {

@@ -1,6 +1,7 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
-import { add, parseDecimal, toPlain } from "../money"
+import { add, gt, parseDecimal, toPlain } from "../money"
+import { REATTACH_PAID_KEY } from "../providers/payin/creation"
 
 /** What the money path reads of Medusa about a payment session: its collection, cart, order, payment. */
 export type SessionInfo = {
@@ -175,4 +176,52 @@ export async function paymentOfSession(
   return payment
     ? { id: payment.id, captured_at: payment.captured_at, captured_amount: sumOf((payment.captures ?? []).map((c) => c.raw_amount)) }
     : null
+}
+
+/**
+ * The order a paid pay-in whose session is gone or that the store ended may still be captured
+ * for: linked to it, not canceled, nothing of its payment collection captured. Null otherwise.
+ */
+export async function orderAwaitingPayment(
+  container: MedusaContainer,
+  row: { order_id?: string | null; payment_collection_id?: string | null },
+  session: SessionInfo | null
+): Promise<string | null> {
+  const orderId = session?.orderId ?? row.order_id ?? null
+  if (!orderId || !row.payment_collection_id) return null
+  const status = session?.orderStatus ?? (await orderStatusOf(container, orderId))
+  if (!status || status === "canceled") return null
+  const captured = session ? session.collectionCapturedAmount : await collectionCaptured(container, row.payment_collection_id)
+  return gt(captured, 0) ? null : orderId
+}
+
+/** What Medusa captured on a payment collection (all its payments). */
+async function collectionCaptured(container: MedusaContainer, collectionId: string): Promise<string> {
+  const payments = container.resolve(Modules.PAYMENT) as unknown as {
+    listPaymentCollections(filters: Record<string, unknown>, config: Record<string, unknown>): Promise<{ raw_captured_amount?: Money }[]>
+  }
+  const [collection] = await payments.listPaymentCollections({ id: collectionId }, { select: ["id", "captured_amount", "raw_captured_amount"] })
+  return sumOf([collection?.raw_captured_amount])
+}
+
+/**
+ * A new payment session on the pay-in's payment collection that takes its late payment: the
+ * provider re-attaches the paid pay-in to it (REATTACH_PAID_KEY; nothing is asked of the
+ * service), so Medusa authorizes and captures it like any session of the order.
+ */
+export async function sessionForLatePayment(
+  container: MedusaContainer,
+  row: { id: string; provider_id: string; payment_collection_id?: string | null; currency_code: string; amount: unknown; cart_id?: string | null },
+  orderId: string
+): Promise<SessionInfo | null> {
+  const payments = container.resolve(Modules.PAYMENT) as unknown as {
+    createPaymentSession(collectionId: string, input: Record<string, unknown>): Promise<{ id: string }>
+  }
+  const created = await payments.createPaymentSession(row.payment_collection_id!, {
+    provider_id: row.provider_id,
+    currency_code: row.currency_code,
+    amount: row.amount,
+    data: { [REATTACH_PAID_KEY]: row.id },
+  })
+  return loadSession(container, created.id, { orderId, cartId: row.cart_id ?? null })
 }

@@ -136,3 +136,17 @@ export function copyValue(value: string, kind: "amount" | "sbp" | string | null 
       return trimmed
   }
 }
+
+/**
+ * A moment (ISO 8601) as the shopper reads it, in their time zone unless `timeZone` is given:
+ * `Mar 1, 2025, 3:00 PM` (en), `1 мар. 2025 г., 15:00` (ru). `""` when it is not a date.
+ */
+export function formatDateTime(iso: string | null | undefined, locale: string = "en", timeZone?: string): string {
+  const time = typeof iso === "string" ? Date.parse(iso) : NaN
+  if (!Number.isFinite(time)) return ""
+  try {
+    return new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short", timeZone }).format(time)
+  } catch {
+    return new Date(time).toISOString()
+  }
+}

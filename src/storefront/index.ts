@@ -14,7 +14,7 @@ export type {
   PayinStatusView,
   PayinStoreError,
 } from "./types"
-export { formatAmount, formatRequisite, copyValue, requisiteKind, type RequisiteKind } from "./format"
+export { formatAmount, formatDateTime, formatRequisite, copyValue, requisiteKind, type RequisiteKind } from "./format"
 export { timeLeft, clockOffset, formatDuration, startCountdown, type TimeLeft, type CountdownOptions } from "./countdown"
 export { pollPayinStatus, type PayinPollOptions, type PayinPoller } from "./poll"
 export { paymentLinks, qrPayload, safeHttpsUrl, safePaymentPageUrl, type PayinLinks } from "./links"
@@ -29,6 +29,9 @@ export {
   type PayinStoreRequest,
   type PayinStatusQuery,
   type PayinBanksQuery,
+  type PayinPayAgainBody,
+  type PayinPayAgainResult,
+  type PayinStoreRequestInit,
 } from "./store-client"
 export { payinMessages, getMessages, stateText, requisiteLabels, type Messages, type PayinLocale } from "./messages"
 export { copyText } from "./clipboard"

@@ -92,6 +92,10 @@ export type Messages = {
   orderUnpaidText: string
   /** Added to `orderUnpaidText` when the order itself was canceled. */
   orderCanceled: string
+  /** Pay again: the button that asks for new payment details once a pay-in ended unpaid. */
+  payAgain: string
+  /** Pay again: until when the shopper may ask, with the moment formatted (`formatDateTime`). */
+  payAgainUntil: (formattedTime: string) => string
   /**
    * What to tell the shopper when starting the payment failed, by the plugin's code
    * (see `payinErrorOf`); `message` is the server's text, used for codes without a text here.
@@ -151,6 +155,11 @@ const EN_ERRORS: Record<string, string> = {
   payin_already_paid: "This order is already paid.",
   payin_amount_mismatch: "The payment could not be started for this amount. Try again or choose another payment method.",
   payin_too_many_attempts: "Too many attempts to start this payment. Use the payment details you already have, or try again in a few minutes.",
+  payin_pay_again_off: "New payment details cannot be issued for this order.",
+  payin_grace_over: "The time to get new payment details for this order is over.",
+  payin_order_paid: "This order is already paid.",
+  payin_order_canceled: "This order was canceled. To buy these items, place a new order.",
+  payin_not_this_provider: "This order is paid another way: no bank transfer details can be issued for it.",
 }
 const RU_ERRORS: Record<string, string> = {
   payin_requisites_unavailable: "Сейчас нет свободных реквизитов для этого банка и способа. Выберите другой банк или способ или попробуйте через минуту.",
@@ -159,6 +168,11 @@ const RU_ERRORS: Record<string, string> = {
   payin_already_paid: "Этот заказ уже оплачен.",
   payin_amount_mismatch: "Не удалось начать оплату на эту сумму. Попробуйте ещё раз или выберите другой способ оплаты.",
   payin_too_many_attempts: "Слишком много попыток начать оплату. Используйте уже полученные реквизиты или попробуйте через несколько минут.",
+  payin_pay_again_off: "Для этого заказа нельзя получить новые реквизиты.",
+  payin_grace_over: "Срок, в который можно было получить новые реквизиты для этого заказа, истёк.",
+  payin_order_paid: "Этот заказ уже оплачен.",
+  payin_order_canceled: "Заказ отменён. Чтобы купить эти товары, оформите новый заказ.",
+  payin_not_this_provider: "Этот заказ оплачивается другим способом: реквизиты для перевода по нему получить нельзя.",
 }
 const withCodeText = (text: string, code: string | null) => (code ? appendCode(text, code) : text)
 
@@ -227,6 +241,8 @@ const en: Messages = {
   orderUnpaidTitle: "Your order was not paid.",
   orderUnpaidText: "The payment window ended before a payment arrived.",
   orderCanceled: "The order was canceled.",
+  payAgain: "Get new payment details",
+  payAgainUntil: (time) => `You can get new payment details until ${time}.`,
   paidAmount: (amount) => `Credited: ${amount}`,
   orderNumber: (id) => `Order #${id}`,
   timeLeftWords: (total) => {
@@ -304,6 +320,8 @@ const ru: Messages = {
   orderUnpaidTitle: "Заказ не оплачен.",
   orderUnpaidText: "Время на оплату закончилось, а платёж не поступил.",
   orderCanceled: "Заказ отменён.",
+  payAgain: "Получить новые реквизиты",
+  payAgainUntil: (time) => `Новые реквизиты можно получить до ${time}.`,
   paidAmount: (amount) => `Зачислено: ${amount}`,
   orderNumber: (id) => `Заказ № ${id}`,
   timeLeftWords: (total) => {

@@ -1,4 +1,5 @@
 import { splitCode } from "../error-code"
+import type { PayinError } from "./errors"
 import type { PayinBanksResponse, PayinStatusResponse, PayinStoreError } from "./types"
 
 /** `GET /store/payin/status`: a cart (before or after checkout) or an order. */
@@ -9,8 +10,35 @@ export type PayinBanksQuery =
   | { cart_id: string; currency_code?: never; provider_id?: string }
   | { currency_code: string; cart_id?: never; provider_id?: string }
 
-/** Sends a GET to the store API and resolves with the parsed JSON body; throws on non-2xx. */
-export type PayinStoreRequest = (path: string, query: Record<string, string>) => Promise<unknown>
+/**
+ * `POST /store/payin/pay-again`: new payment details for an order whose pay-in ended unpaid,
+ * while its status answer has `pay_again` (the optional fields as for a payment session's `data`).
+ */
+export type PayinPayAgainBody = {
+  order_id: string
+  bank?: string
+  method?: string
+  locale?: string
+  success_url?: string
+  failure_url?: string
+}
+
+/**
+ * What a pay-again call gives the kit's button: the status answer with the new pay-in, or
+ * `{ error }` from a server action that returns its error rather than throwing (a production
+ * Next.js build hides thrown messages): `.catch((e) => ({ error: payinErrorOf(e) }))`.
+ */
+export type PayinPayAgainResult = PayinStatusResponse | { error: PayinError }
+
+/** What a POST adds to a {@link PayinStoreRequest} call (GETs pass no third argument). */
+export type PayinStoreRequestInit = { method: "POST"; body: Record<string, string> }
+
+/**
+ * Sends a request to the store API and resolves with the parsed JSON body; throws on non-2xx.
+ * A GET when called with two arguments; a POST of the JSON `init.body` when `init` is given
+ * (only `payAgain` posts).
+ */
+export type PayinStoreRequest = (path: string, query: Record<string, string>, init?: PayinStoreRequestInit) => Promise<unknown>
 
 /**
  * What the kit uses of a `@medusajs/js-sdk` instance (`new Medusa(…)`), structurally, so the kit
@@ -18,7 +46,7 @@ export type PayinStoreRequest = (path: string, query: Record<string, string>) =>
  * wrapper you put on it, such as the Next.js starter's locale header) and `store.cart.complete`.
  */
 export type PayinMedusaSdk = {
-  client: { fetch<T>(input: string, init?: { query?: Record<string, string> }): Promise<T> }
+  client: { fetch<T>(input: string, init?: { query?: Record<string, string>; method?: string; body?: Record<string, string> }): Promise<T> }
   store: { cart: { complete(cartId: string): Promise<unknown> } }
 }
 
@@ -40,7 +68,8 @@ export type PayinStoreClientOptions =
   | {
       /**
        * Your own transport, e.g. `@medusajs/js-sdk`:
-       * `request: (path, query) => sdk.client.fetch(path, { query })`.
+       * `request: (path, query, init) => sdk.client.fetch(path, { query, ...init })` (`init` is
+       * given only for a POST: `payAgain`).
        */
       request: PayinStoreRequest
     }
@@ -48,6 +77,11 @@ export type PayinStoreClientOptions =
 export type PayinStoreClient = {
   status(query: PayinStatusQuery): Promise<PayinStatusResponse>
   banks(query: PayinBanksQuery): Promise<PayinBanksResponse>
+  /**
+   * `POST /store/payin/pay-again`: new payment details for the order (answers like `status`, now
+   * with the new pay-in). Idempotent on the server: a repeated call shows the same new pay-in.
+   */
+  payAgain(body: PayinPayAgainBody): Promise<PayinStatusResponse>
 }
 
 const TYPE_BY_STATUS: Record<number, string> = {
@@ -111,15 +145,16 @@ function requireText(value: unknown, name: string): string {
 }
 
 function fetchRequest(options: { baseUrl: string; publishableKey: string; fetch?: typeof fetch; headers?: Record<string, string> }): PayinStoreRequest {
-  return async (path, query) => {
+  return async (path, query, init) => {
     const base = requireText(options.baseUrl, "baseUrl").replace(/\/+$/, "")
     const publishableKey = requireText(options.publishableKey, "publishableKey")
     const doFetch = options.fetch ?? fetch
     const search = new URLSearchParams(query).toString()
-    const response = await doFetch(`${base}${path}${search ? `?${search}` : ""}`, {
-      method: "GET",
-      headers: { accept: "application/json", ...options.headers, "x-publishable-api-key": publishableKey },
-    })
+    const url = `${base}${path}${search ? `?${search}` : ""}`
+    const headers = { accept: "application/json", ...options.headers, "x-publishable-api-key": publishableKey }
+    const response = await (init
+      ? doFetch(url, { method: init.method, headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(init.body) })
+      : doFetch(url, { method: "GET", headers }))
     const body: unknown = await response.json().catch(() => null)
     if (!response.ok) throw new PayinStoreApiError(response.status, errorBody(body))
     return body
@@ -154,23 +189,25 @@ function exactlyOne(query: Record<string, string>, a: string, b: string): void {
  * @example
  * const payin = createPayinStoreClient({ baseUrl: "https://api.shop.example", publishableKey: "pk_…" })
  * const { payin: view } = await payin.status({ order_id })
+ * // the order's pay-in ended unpaid and the answer has `pay_again`: new payment details
+ * const fresh = await payin.payAgain({ order_id })
  * @example
  * // with @medusajs/js-sdk (its auth, headers and locale apply)
  * const payin = createPayinStoreClient({ sdk })
  * // the same, spelled out
- * const payin = createPayinStoreClient({ request: (path, query) => sdk.client.fetch(path, { query }) })
+ * const payin = createPayinStoreClient({ request: (path, query, init) => sdk.client.fetch(path, { query, ...init }) })
  */
 export function createPayinStoreClient(options: PayinStoreClientOptions): PayinStoreClient {
   const request: PayinStoreRequest =
     options && "request" in options
       ? options.request
       : options && "sdk" in options
-        ? (path, query) => options.sdk.client.fetch(path, { query })
+        ? (path, query, init) => options.sdk.client.fetch(path, init ? { query, ...init } : { query })
         : fetchRequest(options ?? ({} as never))
-  const get = async <T>(path: string, query: Record<string, string>): Promise<T> => {
+  const get = async <T>(path: string, query: Record<string, string>, init?: PayinStoreRequestInit): Promise<T> => {
     let body: unknown
     try {
-      body = await request(path, query)
+      body = await (init ? request(path, query, init) : request(path, query))
     } catch (error) {
       throw typed(error)
     }
@@ -187,6 +224,11 @@ export function createPayinStoreClient(options: PayinStoreClientOptions): PayinS
       const q = pick(query, ["cart_id", "currency_code", "provider_id"])
       exactlyOne(q, "cart_id", "currency_code")
       return get<PayinBanksResponse>("/store/payin/banks", q)
+    },
+    async payAgain(body) {
+      const b = pick(body ?? {}, ["order_id", "bank", "method", "locale", "success_url", "failure_url"])
+      if (!b.order_id) throw new TypeError("Pass order_id")
+      return get<PayinStatusResponse>("/store/payin/pay-again", {}, { method: "POST", body: b })
     },
   }
 }

@@ -65,6 +65,40 @@ export async function reuseLivePayin(
 }
 
 /**
+ * Key of a payment session's `data` asking to re-attach a paid pay-in to the new session instead
+ * of creating one: the money path's late capture (effects.ts) of a pay-in whose session Medusa
+ * deleted when the shopper asked for new details, while its order still awaits payment.
+ */
+export const REATTACH_PAID_KEY = "payin_reattach_paid"
+
+/**
+ * Re-attaches the paid, not captured pay-in `ledgerId` of the same payment collection to the new
+ * session `sessionId` (nothing is asked of the service), so that Medusa authorizes and captures
+ * its money on this session. Refused (payin_invalid_data) for any other pay-in: another
+ * collection's or provider's, an unpaid or captured one. Whoever asks, only money that arrived
+ * for this very collection can be attached to it.
+ */
+export async function reattachPaidPayin(
+  ctx: CreationContext,
+  ledgerId: string,
+  sessionId: string,
+  collectionId: string | null,
+  options: PayinProviderOptions
+): Promise<InitiatePaymentOutput> {
+  const attachable = (r: LedgerRow) =>
+    r.provider_id === ctx.providerId && Boolean(r.paid_at) && !r.captured_at && Boolean(collectionId) && r.payment_collection_id === collectionId
+  const found = await ctx.payin.ledger.get(ledgerId)
+  const row = found && attachable(found) ? await ctx.payin.ledger.reattachSession(found.id, found.session_id ?? null, sessionId, attachable) : null
+  if (!row?.service_id) {
+    throw payinError(MedusaError.Types.INVALID_DATA, "Only a paid pay-in of this payment collection can be attached to its new session", "payin_invalid_data")
+  }
+  ctx.logger.info(`payin (${ctx.providerId}): payment session ${sessionId} takes the late payment of pay-in ${row.service_id}`)
+  const expiresAt = row.expires_at instanceof Date ? row.expires_at.toISOString() : new Date(String(row.expires_at)).toISOString()
+  const sessionData = { ...toSessionData(row.service_data as unknown as Transaction, { id: row.id, method: row.method }, options.paymentWindowSeconds), payin_status: row.status, expires_at: expiresAt }
+  return { id: row.service_id, status: "pending", data: { ...sessionData, session_id: sessionId } as Record<string, unknown> }
+}
+
+/**
  * Refuses a new pay-in once the collection had MAX_CREATIONS_PER_COLLECTION in the last
  * CREATION_WINDOW_SECONDS. Before the row is written (`ledgerId` null) nothing is written for a
  * refused request; after (`ledgerId`), the row counts itself, and a refused one is recorded failed.

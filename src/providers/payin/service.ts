@@ -36,7 +36,15 @@ import { CANCELED_MESSAGE, sessionAnswer } from "./answer"
 import { payinError } from "./payin-error"
 import { buildPayinRequest, toMedusaError } from "./request"
 import { PayinSessionData, toSessionData } from "./session-data"
-import { type CreationContext, lookUpCreation, recordCreationFailure, refuseOverCreationCap, reuseLivePayin } from "./creation"
+import {
+  type CreationContext,
+  REATTACH_PAID_KEY,
+  lookUpCreation,
+  reattachPaidPayin,
+  recordCreationFailure,
+  refuseOverCreationCap,
+  reuseLivePayin,
+} from "./creation"
 import { capturedWith, collectionOf } from "./payment-records"
 import type { WantedPayin } from "./session-reuse"
 import { CLIENT_CONTEXT_KEY, parseStorefrontData } from "./storefront-data"
@@ -122,6 +130,9 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       throw new MedusaError(MedusaError.Types.INVALID_DATA, "A payment session id is required to create a pay-in")
     }
     const options = await this.settings()
+    if (typeof data[REATTACH_PAID_KEY] === "string") {
+      return reattachPaidPayin(this.creation, data[REATTACH_PAID_KEY], sessionId, await collectionOf(this.cradle_, sessionId), options)
+    }
     const chosen = parseStorefrontData(data, options)
     const collectionId = (await collectionOf(this.cradle_, sessionId)) ?? chosen.client.payment_collection_id ?? null
     const siblings = collectionId ? await this.payin.ledger.ofCollections([collectionId]) : []

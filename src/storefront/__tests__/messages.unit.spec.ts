@@ -77,3 +77,27 @@ describe("getMessages", () => {
     expect(payinMessages.en.copy).toBe("Copy")
   })
 })
+
+describe("pay again messages", () => {
+  const CODES = ["payin_pay_again_off", "payin_grace_over", "payin_order_paid", "payin_order_canceled", "payin_not_this_provider"]
+
+  it("names the button and the deadline in both languages", () => {
+    expect(payinMessages.en.payAgain).toBe("Get new payment details")
+    expect(payinMessages.ru.payAgain).toBe("Получить новые реквизиты")
+    expect(payinMessages.en.payAgainUntil("Mar 2, 2025, 12:00 PM")).toBe("You can get new payment details until Mar 2, 2025, 12:00 PM.")
+    expect(payinMessages.ru.payAgainUntil("2 мар. 2025 г., 12:00")).toBe("Новые реквизиты можно получить до 2 мар. 2025 г., 12:00.")
+  })
+
+  it("has its own text for every refusal code, in English and Russian, ending with the code", () => {
+    for (const locale of ["en", "ru"] as const) {
+      const texts = CODES.map((code) => payinMessages[locale].errorText(code, "server text"))
+      CODES.forEach((code, i) => {
+        expect([code, texts[i].endsWith(` (${code})`), texts[i].includes("server text")]).toEqual([code, true, false])
+      })
+      expect(new Set(texts).size).toBe(CODES.length)
+    }
+    expect(payinMessages.en.errorText("payin_grace_over", "x")).toBe("The time to get new payment details for this order is over. (payin_grace_over)")
+    expect(payinMessages.ru.errorText("payin_order_paid", "x")).toBe("Этот заказ уже оплачен. (payin_order_paid)")
+    expect(payinMessages.ru.errorText("payin_order_canceled", "x")).toMatch(/^Заказ отменён\./)
+  })
+})

@@ -112,3 +112,46 @@ describe("createPayinStoreClient with a custom request (js-sdk)", () => {
     expect(request).not.toHaveBeenCalled()
   })
 })
+
+describe("createPayinStoreClient.payAgain", () => {
+  const FRESH = { ...STATUS, cart_id: null, pay_again: null }
+
+  it("POSTs the order and the optional fields as JSON with the publishable key", async () => {
+    const fetch = jest.fn(async () => jsonResponse(200, FRESH))
+    const client = createPayinStoreClient({ baseUrl: "https://api.shop.example/", publishableKey: "pk_123", fetch })
+    await expect(client.payAgain({ order_id: "order_1", bank: "sberbank", method: "", locale: undefined })).resolves.toEqual(FRESH)
+    expect(fetch).toHaveBeenCalledWith("https://api.shop.example/store/payin/pay-again", {
+      method: "POST",
+      headers: { accept: "application/json", "x-publishable-api-key": "pk_123", "content-type": "application/json" },
+      body: JSON.stringify({ order_id: "order_1", bank: "sberbank" }),
+    })
+  })
+
+  it("rejects a refusal with its code", async () => {
+    const body = { type: "not_allowed", message: "The grace period is over (payin_grace_over)", code: "payin_grace_over" }
+    const client = createPayinStoreClient({ baseUrl: "https://x.example", publishableKey: "pk", fetch: async () => jsonResponse(409, body) })
+    const error = (await client.payAgain({ order_id: "o" }).catch((e: unknown) => e)) as PayinStoreApiError
+    expect(error).toBeInstanceOf(PayinStoreApiError)
+    expect(error).toMatchObject({ status: 409, type: "not_allowed", code: "payin_grace_over" })
+  })
+
+  it("passes the POST to a custom request and to the js-sdk's client.fetch", async () => {
+    const request = jest.fn(async () => FRESH)
+    await createPayinStoreClient({ request }).payAgain({ order_id: "order_1", success_url: "https://shop.example/r" })
+    expect(request.mock.calls).toEqual([["/store/payin/pay-again", {}, { method: "POST", body: { order_id: "order_1", success_url: "https://shop.example/r" } }]])
+    const fetch = jest.fn(async () => FRESH)
+    const sdk = { client: { fetch: fetch as never } }
+    await createPayinStoreClient({ sdk }).payAgain({ order_id: "order_2" })
+    await createPayinStoreClient({ sdk }).status({ order_id: "order_2" })
+    expect(fetch.mock.calls).toEqual([
+      ["/store/payin/pay-again", { query: {}, method: "POST", body: { order_id: "order_2" } }],
+      ["/store/payin/status", { query: { order_id: "order_2" } }],
+    ])
+  })
+
+  it("asks for the order id and sends nothing without it", async () => {
+    const request = jest.fn(async () => FRESH)
+    await expect(createPayinStoreClient({ request }).payAgain({} as never)).rejects.toThrow(TypeError)
+    expect(request).not.toHaveBeenCalled()
+  })
+})

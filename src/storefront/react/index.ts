@@ -9,6 +9,7 @@
 export {
   FINAL_SHOPPER_STATES,
   formatAmount,
+  formatDateTime,
   formatRequisite,
   copyValue,
   requisiteKind,
@@ -62,6 +63,9 @@ export type {
   PayinStoreRequest,
   PayinStatusQuery,
   PayinBanksQuery,
+  PayinPayAgainBody,
+  PayinPayAgainResult,
+  PayinStoreRequestInit,
   Messages,
   PayinLocale,
   PayinError,
@@ -72,6 +76,7 @@ export type {
 } from "../index"
 export { PayinInstructions, type PayinInstructionsProps } from "./instructions"
 export { PayinLiveInstructions, type PayinLiveInstructionsProps } from "./live-instructions"
+export { PayinPayAgain, usePayinPayAgain, type PayinPayAgainProps, type UsePayinPayAgainResult } from "./pay-again"
 export { PAYIN_CSS, PAYIN_THEME } from "./styles"
 export { usePayinStatus, type UsePayinStatusOptions, type UsePayinStatusResult } from "./use-payin-status"
 export { usePayinChoice, PayinBankMethodSelect, type PayinChoice, type UsePayinChoiceOptions, type PayinBankMethodSelectProps } from "./choice"

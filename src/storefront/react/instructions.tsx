@@ -25,6 +25,11 @@ export type PayinInstructionsProps = {
   onExpire?: () => void
   /** Extra content shown while awaiting payment, e.g. a demo's "simulate payment" button. */
   actions?: ReactNode
+  /**
+   * Content under the outcome once the pay-in is final, e.g. `PayinLiveInstructions`' "Get new
+   * payment details" button (`payin-pay-again`) for a pay-in that ended unpaid.
+   */
+  outcomeActions?: ReactNode
   /** A short note under the status line (e.g. a connection problem). */
   notice?: ReactNode
   className?: string
@@ -84,7 +89,7 @@ function Outcome({ payin, locale, messages: m }: { payin: PayinStatusView; local
  * `data-copy-target`.
  */
 export function PayinInstructions(props: PayinInstructionsProps) {
-  const { payin, order, locale = "en", clockOffsetMs = 0, onExpire, actions, notice, className, unstyled, nonce } = props
+  const { payin, order, locale = "en", clockOffsetMs = 0, onExpire, actions, outcomeActions, notice, className, unstyled, nonce } = props
   const m = useMemo(() => getMessages(locale, props.messages), [locale, props.messages])
   const final = payin.final || FINAL_SHOPPER_STATES.includes(payin.state)
   const awaiting = !final && payin.state === "awaiting_payment"
@@ -142,7 +147,10 @@ export function PayinInstructions(props: PayinInstructionsProps) {
         )}
 
         {final ? (
-          <Outcome payin={payin} locale={locale} messages={m} />
+          <>
+            <Outcome payin={payin} locale={locale} messages={m} />
+            {outcomeActions && <div className="payin-actions">{outcomeActions}</div>}
+          </>
         ) : (
           <>
             <p className="payin-text">{payin.state === "pending" ? m.pendingText : payin.state === "in_review" ? m.inReviewText : m.instruction}</p>

@@ -4,6 +4,8 @@ import { clockOffset } from "../countdown"
 import { getMessages, type Messages, type PayinLocale } from "../messages"
 import type { PayinStatusResponse } from "../types"
 import { PayinInstructions } from "./instructions"
+import type { PayinPayAgainResult } from "../store-client"
+import { PayinPayAgain } from "./pay-again"
 import { publishPayinStatus } from "./status-channel"
 import { PAYIN_CSS } from "./styles"
 import { usePayinStatus } from "./use-payin-status"
@@ -22,6 +24,14 @@ export type PayinLiveInstructionsProps = {
   onUpdate?: (response: PayinStatusResponse) => void
   /** An answer you already have (e.g. rendered on the server). */
   initial?: PayinStatusResponse | null
+  /**
+   * Asks for new payment details (`POST /store/payin/pay-again`), e.g.
+   * `() => client.payAgain({ order_id })`, or a server action that resolves with `{ error }`
+   * rather than throwing. While the answer's `pay_again` is set and the pay-in ended unpaid
+   * (expired or canceled), a "Get new payment details" button (`payin-pay-again`) calls it and
+   * shows the new pay-in it answers with; without it there is no button.
+   */
+  payAgain?: () => Promise<PayinPayAgainResult>
 }
 
 /** Clock offsets closer than this to the current one are jitter (network latency), not news. */
@@ -31,13 +41,20 @@ function errorDetail(error: unknown): string | null {
   return error instanceof Error && error.message ? error.message : null
 }
 
+/** The shopper may ask for new payment details: the pay-in ended unpaid and `pay_again` is set. */
+function payAgainOpen(data: PayinStatusResponse): boolean {
+  const state = data.payin?.state
+  return !!data.pay_again?.until && (state === "expired" || state === "canceled")
+}
+
 /**
  * {@link PayinInstructions} kept up to date: polls `fetchStatus` until the pay-in is final,
  * corrects the countdown with the server's clock, refreshes when the window ends, and shows
- * loading and error states (with a retry button).
+ * loading and error states (with a retry button). With `payAgain`, a pay-in that ended unpaid
+ * offers new payment details while the answer's `pay_again` allows it.
  */
 export function PayinLiveInstructions(props: PayinLiveInstructionsProps) {
-  const { fetchStatus, locale = "en", actions, className, unstyled, nonce, onUpdate, initial } = props
+  const { fetchStatus, locale = "en", actions, className, unstyled, nonce, onUpdate, initial, payAgain } = props
   const m = useMemo(() => getMessages(locale, props.messages), [locale, props.messages])
   // 0 until a live answer: a server-rendered `initial` may be minutes old.
   const [offset, setOffset] = useState(0)
@@ -50,9 +67,10 @@ export function PayinLiveInstructions(props: PayinLiveInstructionsProps) {
     },
     [onUpdate]
   )
-  const { data, error, refresh } = usePayinStatus({ fetchStatus, initial, onUpdate: handleUpdate })
+  const { data, error, refresh, replace } = usePayinStatus({ fetchStatus, initial, onUpdate: handleUpdate })
 
   if (data?.payin) {
+    const until = payAgain && payAgainOpen(data) ? data.pay_again?.until : null
     return (
       <PayinInstructions
         payin={data.payin}
@@ -62,6 +80,7 @@ export function PayinLiveInstructions(props: PayinLiveInstructionsProps) {
         clockOffsetMs={offset}
         onExpire={refresh}
         actions={actions}
+        outcomeActions={until && payAgain ? <PayinPayAgain until={until} payAgain={payAgain} onDone={replace} locale={locale} messages={props.messages} /> : null}
         notice={error ? m.reconnecting : null}
         className={className}
         unstyled={unstyled}

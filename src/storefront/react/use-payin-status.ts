@@ -27,6 +27,12 @@ export type UsePayinStatusResult = {
   loading: boolean
   /** Polls now. */
   refresh: () => void
+  /**
+   * Shows `response` at once (e.g. the answer of `POST /store/payin/pay-again`: the order's new
+   * pay-in), passes it to `onUpdate`, and starts polling over from it, dropping any answer still
+   * in flight for the earlier pay-in.
+   */
+  replace: (response: PayinStatusResponse) => void
 }
 
 /**
@@ -39,6 +45,8 @@ export function usePayinStatus({ fetchStatus, enabled = true, initial = null, on
   const [loading, setLoading] = useState<boolean>(enabled)
   const latest = useRef({ fetchStatus, onUpdate })
   const poller = useRef<PayinPoller | null>(null)
+  // Bumped by replace(): polling starts over (the earlier poller may have stopped on a final state).
+  const [round, setRound] = useState(0)
   useEffect(() => {
     latest.current = { fetchStatus, onUpdate }
   })
@@ -66,8 +74,15 @@ export function usePayinStatus({ fetchStatus, enabled = true, initial = null, on
       current.stop()
       if (poller.current === current) poller.current = null
     }
-  }, [enabled])
+  }, [enabled, round])
 
   const refresh = useCallback(() => poller.current?.refresh(), [])
-  return { data, error, loading, refresh }
+  const replace = useCallback((response: PayinStatusResponse) => {
+    poller.current?.stop()
+    setData(response)
+    setError(null)
+    latest.current.onUpdate?.(response)
+    setRound((n) => n + 1)
+  }, [])
+  return { data, error, loading, refresh, replace }
 }

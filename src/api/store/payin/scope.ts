@@ -9,19 +9,23 @@ export function inSalesChannels(salesChannelId: string | null | undefined, keyCh
 }
 
 /**
- * The newest row whose session Medusa did not delete and whose creation did not fail (the current
- * pay-in), else the newest whose session Medusa did not delete, else the newest (the cart changed
+ * The newest row whose payment Medusa captured, else the newest whose session Medusa did not
+ * delete and whose creation did not fail (the current pay-in), else the newest whose session Medusa did not delete, else the newest (the cart changed
  * after its only session: that pay-in is shown as over); null for none. A failed creation is
  * passed over while a live pay-in exists: Medusa restores the collection's previous session when
  * creating a new one fails, and the provider re-attaches that session's pay-in, which is older.
  */
-export function pickCurrentRow<R extends { id: string; created_at?: unknown; session_deleted_at?: unknown; status?: unknown }>(
+export function pickCurrentRow<
+  R extends { id: string; created_at?: unknown; session_deleted_at?: unknown; status?: unknown; captured_at?: unknown },
+>(
   rows: R[]
 ): R | null {
   const seen = new Set<string>()
   const unique = rows.filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)))
   const newestFirst = unique.sort((a, b) => time(b.created_at) - time(a.created_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
   return (
+    // the pay-in that paid the order (a late payment into an ended one, attached to a new session)
+    newestFirst.find((r) => !r.session_deleted_at && r.captured_at) ??
     newestFirst.find((r) => !r.session_deleted_at && r.status !== "failed") ??
     newestFirst.find((r) => !r.session_deleted_at) ??
     newestFirst[0] ??

@@ -77,6 +77,22 @@ export class LedgerEffects {
   }
 
   /**
+   * A late payment into a pay-in the store ended, taken for its order that still awaits payment
+   * (pay again): the pay-in is no longer ended (`store_canceled_at` cleared, with a history note),
+   * so its money may be captured. Only while the run holds the effect (`fence`), the pay-in is
+   * paid and nothing of it was captured.
+   */
+  async reopenForLatePayment(ledgerId: string, fence: number, note: string): Promise<void> {
+    await this.db().transaction(async (trx) => {
+      const row = await lockRow(trx, ledgerId)
+      if (Number(row.effect_fence) !== Number(fence)) throw new EffectFencedError(ledgerId, fence)
+      if (!row.store_canceled_at || !row.paid_at || row.captured_at) return
+      await trx.raw("update payin_transaction set store_canceled_at = null, updated_at = now() where id = ?", [ledgerId])
+      await history(trx, row, row.status, row.status, "store", note)
+    })
+  }
+
+  /**
    * The pending effect happened (or is not needed): cleared, with everything the outcome is, in
    * one commit. With `fence` (the claim's token) it is refused with EffectFencedError when another
    * runner claimed it since. Answers whether the outcome's flag is new.

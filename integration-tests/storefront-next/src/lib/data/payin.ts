@@ -3,6 +3,7 @@
 import { sdk } from "@lib/config"
 import {
   createPayinStoreClient,
+  payinErrorOf,
   type PayinStatusQuery,
 } from "medusa-plugin-payin-storefront"
 
@@ -18,4 +19,11 @@ export async function retrievePayinStatus(query: PayinStatusQuery) {
 /** GET /store/payin/banks: the banks and methods for the cart; null when unreachable. */
 export async function listPayinBanks(cartId: string) {
   return payin.banks({ cart_id: cartId }).catch(() => null)
+}
+
+/** POST /store/payin/pay-again: new payment details once the order's pay-in ended unpaid. */
+export async function payinPayAgain(orderId: string) {
+  return payin
+    .payAgain({ order_id: orderId })
+    .catch((e: unknown) => ({ error: payinErrorOf(e) })) // returned: a production build hides thrown messages
 }

@@ -1,5 +1,5 @@
 import { paymentInfoMap } from "@lib/constants"
-import { retrievePayinStatus } from "@lib/data/payin"
+import { payinPayAgain, retrievePayinStatus } from "@lib/data/payin"
 import { HttpTypes } from "@medusajs/types"
 import type { PayinStatusResponse } from "medusa-plugin-payin-storefront"
 import { PayinLiveInstructions } from "medusa-plugin-payin-storefront/react"
@@ -21,6 +21,7 @@ const PaymentDetails = ({ order, payinStatus }: PaymentDetailsProps) => {
           <PayinLiveInstructions
             initial={payinStatus}
             fetchStatus={retrievePayinStatus.bind(null, { order_id: order.id })}
+            payAgain={payinPayAgain.bind(null, order.id)}
           />
         )}
         {payment && (

@@ -1,0 +1,116 @@
+"use client"
+import { useCallback, useEffect, useMemo, useRef, useState } from "react"
+import { payinErrorOf, type PayinError } from "../errors"
+import { formatDateTime } from "../format"
+import { getMessages, type Messages, type PayinLocale } from "../messages"
+import type { PayinPayAgainResult } from "../store-client"
+import type { PayinStatusResponse } from "../types"
+
+/** Refusals that do not go away by asking again: the button is removed, the message stays. */
+const LASTING_REFUSALS = ["payin_pay_again_off", "payin_grace_over", "payin_order_paid", "payin_order_canceled", "payin_not_this_provider"]
+
+/** True for a refusal that asking again cannot change (the button then goes away). */
+export function payAgainClosed(error: PayinError | null): boolean {
+  return !!error?.code && LASTING_REFUSALS.includes(error.code)
+}
+
+export type UsePayinPayAgainResult = {
+  /** Asks for new payment details; while a call runs, further calls share it (one request). */
+  run: () => Promise<void>
+  /** True while the call runs. */
+  busy: boolean
+  /** Why the latest call failed; null after a successful one. */
+  error: PayinError | null
+  /** True after a refusal that stays (pay again off, grace period over, order paid or canceled). */
+  closed: boolean
+}
+
+function errorOfResult(result: unknown): PayinError | null {
+  if (!result || typeof result !== "object") return { code: null, message: "Unexpected answer", status: null }
+  const error = (result as { error?: unknown }).error
+  return error ? payinErrorOf(error) : null
+}
+
+/**
+ * The pay-again button's logic: one request at a time (a double click sends one), the error of a
+ * refusal, and `onDone` with the answer (the new pay-in) on success.
+ */
+export function usePayinPayAgain(payAgain: () => Promise<PayinPayAgainResult>, onDone: (response: PayinStatusResponse) => void): UsePayinPayAgainResult {
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<PayinError | null>(null)
+  const inFlight = useRef<Promise<void> | null>(null)
+  const latest = useRef({ payAgain, onDone })
+  useEffect(() => {
+    latest.current = { payAgain, onDone }
+  })
+
+  const run = useCallback(() => {
+    if (inFlight.current) return inFlight.current
+    setBusy(true)
+    setError(null)
+    const call = Promise.resolve()
+      .then(() => latest.current.payAgain())
+      .then(
+        (result) => {
+          const failure = errorOfResult(result)
+          if (failure) setError(failure)
+          else latest.current.onDone(result as PayinStatusResponse)
+        },
+        (e: unknown) => setError(payinErrorOf(e))
+      )
+      .finally(() => {
+        inFlight.current = null
+        setBusy(false)
+      })
+    inFlight.current = call
+    return call
+  }, [])
+
+  return { run, busy, error, closed: payAgainClosed(error) }
+}
+
+export type PayinPayAgainProps = {
+  /** `pay_again.until` of the status answer (ISO 8601). */
+  until: string
+  /** Asks for new payment details, e.g. `() => client.payAgain({ order_id })`. */
+  payAgain: () => Promise<PayinPayAgainResult>
+  /** The answer with the new pay-in. */
+  onDone: (response: PayinStatusResponse) => void
+  locale?: PayinLocale
+  messages?: Partial<Messages>
+}
+
+/**
+ * "Get new payment details" under the outcome of a pay-in that ended unpaid, with until when the
+ * shopper may ask, and the kit's text for a refusal. Test ids: `payin-pay-again` (the button),
+ * `payin-pay-again-error`.
+ */
+export function PayinPayAgain({ until, payAgain, onDone, locale = "en", messages }: PayinPayAgainProps) {
+  const m = useMemo(() => getMessages(locale, messages), [locale, messages])
+  const state = usePayinPayAgain(payAgain, onDone)
+  return <PayAgainView {...state} until={until} locale={locale} messages={m} />
+}
+
+/** What {@link PayinPayAgain} renders for a state of {@link usePayinPayAgain}. */
+export function PayAgainView({ run, busy, error, closed, until, locale, messages: m }: UsePayinPayAgainResult & { until: string; locale: string; messages: Messages }) {
+  const when = formatDateTime(until, locale)
+  return (
+    <div className="payin-pay-again" data-payin="pay-again">
+      {!closed && (
+        <button type="button" className="payin-button payin-button-primary" data-testid="payin-pay-again" disabled={busy} aria-busy={busy || undefined} onClick={() => void run()}>
+          {m.payAgain}
+        </button>
+      )}
+      {!closed && when && (
+        <p className="payin-hint" data-payin="pay-again-until" suppressHydrationWarning>
+          {m.payAgainUntil(when)}
+        </p>
+      )}
+      {error && (
+        <p className="payin-error" data-testid="payin-pay-again-error" role="alert">
+          {m.errorText(error.code, error.message)}
+        </p>
+      )}
+    </div>
+  )
+}
