@@ -57,6 +57,7 @@ export type NotificationPayin = {
   payment_page_url?: string | null
   expires_at?: Date | string | null
   paid_at?: Date | string | null
+  pay_again_until?: Date | string | null
 }
 
 /** The `data` of every pay-in notification: the same keys for every kind, null where a kind has no value. */
@@ -79,6 +80,8 @@ export type PayinNotificationData = {
   paid_at: string | null
   order_status_url: string | null
   order_canceled: boolean
+  /** `expired` only, with pay again: the order waits until then for new details (at order_status_url). */
+  pay_again_until: string | null
   provider_id: string
   payin_id: string | null
 }
@@ -135,6 +138,7 @@ export function notificationData(
     paid_at: kind === "paid" ? iso(payin.paid_at) : null,
     order_status_url: orderStatusUrl(settings.orderStatusUrl, order),
     order_canceled: order.status === "canceled",
+    pay_again_until: kind === "expired" && order.status !== "canceled" ? iso(payin.pay_again_until) : null,
     provider_id: payin.provider_id,
     payin_id: payin.service_id ?? null,
   }

@@ -137,6 +137,7 @@ describe("notification data", () => {
       paid_at: null,
       order_status_url: "https://shop.example.com/ru/order/order_1",
       order_canceled: false,
+      pay_again_until: null,
       provider_id: "pp_payin_default",
       payin_id: "11111111-2222-3333-4444-555555555555",
     })
@@ -159,6 +160,15 @@ describe("notification data", () => {
     const expired = notificationData("expired", { ...order, status: "canceled" }, payin, {})
     expect(expired).toMatchObject({ kind: "expired", order_canceled: true, requisite_number: null, sbp_link: null, order_status_url: null })
     expect(Object.keys(expired).sort()).toEqual(Object.keys(paid).sort())
+    // pay again: an order that waits carries until when its shopper may get new details; a canceled one does not
+    const waiting = { ...payin, pay_again_until: "2026-01-02T10:15:00Z" }
+    expect(notificationData("expired", order, waiting, settings)).toMatchObject({
+      order_canceled: false,
+      pay_again_until: "2026-01-02T10:15:00.000Z",
+      order_status_url: "https://shop.example.com/ru/order/order_1",
+    })
+    expect(notificationData("expired", { ...order, status: "canceled" }, waiting, settings).pay_again_until).toBeNull()
+    expect(notificationData("paid", order, waiting, settings).pay_again_until).toBeNull()
   })
 
   it("a card requisite has no SBP link; an unsafe Payment Page link is left out; amounts stay exact", () => {
