@@ -6,8 +6,9 @@
 // served with `next start`, and type-checked strictly (the starter's moduleResolution "node", and
 // "bundler"). A shopper then buys, pays on the sandbox's hosted Payment Page and comes back
 // through the app's return route; pays before the order exists (the return route places it);
-// meets `payin_requisites_unavailable`; and lets the payment window end; the order page's
-// heading follows each outcome. Each phase's time is printed at the end.
+// meets `payin_requisites_unavailable`; lets the payment window end; with pay again on, gets new
+// details for the same order after the window ended and pays them (captured once), or lets the
+// grace period end (the order canceled); the order page's heading follows each outcome. Each phase's time is printed at the end.
 import { ChildProcess, spawn } from "child_process"
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs"
 import os from "os"
@@ -16,6 +17,8 @@ import type { Browser, BrowserContext, Page } from "playwright-core"
 import type { RunningSandbox } from "../../src/sandbox"
 import type { PayinStatusResponse } from "../../src/storefront/types"
 import { ensureChromium, launchBrowser } from "../support/chromium"
+import { reconcilePayins } from "../../src/money-path/reconcile"
+import { adminHeaders } from "../support/admin"
 import { appSpec } from "../support/harness"
 import { eventually } from "../support/medusa-process"
 import { freePort } from "../support/net"
@@ -131,7 +134,7 @@ afterAll(() => {
 let sandbox: RunningSandbox
 sandboxForApp(KEY, { requisitesPerMethod: 1000 }, (s) => (sandbox = s))
 
-appSpec(({ api, seedStore }) =>
+appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
   // a block of its own: its afterAll stops Next and Chromium before the runner shuts Medusa down
   // (their keep-alive connections would hold that shutdown until it times out)
   describe("Next.js storefront", () => {
@@ -385,6 +388,67 @@ appSpec(({ api, seedStore }) =>
         )
         expect(await page.getByTestId("payin-payment-page-link").count()).toBe(0)
       })
+    })
+
+    it("pay again: the window ends unpaid, the shopper gets new details on the order page and pays: captured once; a grace period that ends cancels", async () => {
+      const container = getContainer()
+      const admin = await adminHeaders(container, api)
+      await api.post("/admin/payin/settings/default", { payAgain: { enabled: true, graceHours: 1 } }, admin)
+      /** An order placed through the storefront, its pay-in expired at the service: the page offers new details. */
+      const expiredOrder = async (page: Page) => {
+        await toPayment(page, { bank: "vtb", method: "account" })
+        await continueToReview(page)
+        await page.getByTestId("submit-order-button").click()
+        await page.waitForURL(/\/ru\/order\/order_\w+\/confirmed$/)
+        const orderId = orderIdOf(page)
+        await instructions(page, "awaiting_payment")
+        const first = (await status(`order_id=${orderId}`)).payin!
+        await control("POST", `/_sandbox/transactions/${first.payin_id}/expire`)
+        await instructions(page, "expired")
+        await page.getByTestId("payin-pay-again").waitFor()
+        return { orderId, first }
+      }
+      try {
+        await scenario("pay again", async ({ page }) => {
+          const { orderId, first } = await expiredOrder(page)
+          expect((await status(`order_id=${orderId}`)).order?.status).not.toBe("canceled")
+          await page.getByTestId("payin-pay-again").dblclick()
+          await instructions(page, "awaiting_payment")
+          const second = (await status(`order_id=${orderId}`)).payin!
+          expect(second.payin_id).not.toBe(first.payin_id)
+          expect(await page.locator('[data-payin="requisite"]').count()).toBeGreaterThan(0)
+          expect(await page.getByTestId("payin-pay-again").count()).toBe(0)
+          expect(await ledger.rows({ order_id: orderId })).toHaveLength(2) // the double click made one pay-in
+          await control("POST", `/_sandbox/transactions/${second.payin_id}/pay`)
+          await instructions(page, "paid")
+          await eventually("the order captured", async () => (await status(`order_id=${orderId}`)).order?.payment_status === "captured", 30_000)
+          const { data } = await (container.resolve("query") as any).graph({
+            entity: "order",
+            fields: ["status", "total", "payment_collections.payments.captures.amount"],
+            filters: { id: orderId },
+          })
+          const captures = data[0].payment_collections.flatMap((c: any) => c.payments.flatMap((p: any) => p.captures))
+          expect(captures.map((c: any) => Number(c.amount))).toEqual([Number(data[0].total)])
+          expect(data[0].status).not.toBe("canceled")
+        })
+        await scenario("pay again, grace period over", async ({ page }) => {
+          const { orderId } = await expiredOrder(page)
+          await sql(
+            `update payin_transaction set pay_again_until = now() - interval '1 second',
+               next_effect_at = case when effect_pending is not null then now() - interval '1 second' end
+             where order_id = ?`,
+            [orderId]
+          )
+          await reconcilePayins(container, { olderThanSeconds: 0 })
+          await eventually("the order canceled", async () => (await status(`order_id=${orderId}`)).order?.status === "canceled", 30_000)
+          await page.reload()
+          await instructions(page, "expired")
+          expect(await heading(page, "unpaid")).toMatch(/The order was canceled\.$/)
+          expect(await page.getByTestId("payin-pay-again").count()).toBe(0)
+        })
+      } finally {
+        await api.post("/admin/payin/settings/default", { payAgain: { enabled: false } }, admin)
+      }
     })
 
     it("type-checks strictly with the kit's declarations and Next's route types (moduleResolution \"node\" as in the starter, and \"bundler\")", async () => {

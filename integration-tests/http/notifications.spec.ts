@@ -31,6 +31,7 @@ const DATA_KEYS = [
   "owner_name",
   "paid_amount",
   "paid_at",
+  "pay_again_until",
   "payin_id",
   "payment_page_url",
   "provider_id",
@@ -192,6 +193,7 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
       paid_at: null,
       order_status_url: `https://shop.example.com/ru/order/${orderId}?n=${order.display_id}&cart=${cartId}`,
       order_canceled: false,
+      pay_again_until: null,
       provider_id: "pp_payin_default",
       payin_id: tx.id,
     })
@@ -226,6 +228,7 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
       payment_page_url: null,
       paid_at: new Date(closed.paid_at).toISOString(),
       order_canceled: false,
+      pay_again_until: null,
     })
     expect(Object.keys(paid.data).sort()).toEqual(DATA_KEYS)
 
@@ -272,6 +275,7 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
       payment_page_url: null,
       paid_amount: null,
       order_canceled: true,
+      pay_again_until: null,
       order_status_url: null, // no template configured
       expires_at: new Date((await ledgerRow(session.id)).expires_at).toISOString(),
     })

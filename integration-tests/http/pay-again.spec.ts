@@ -5,7 +5,6 @@
 import { Modules } from "@medusajs/framework/utils"
 import { reconcilePayins } from "../../src/money-path/reconcile"
 import type { RunningSandbox } from "../../src/sandbox"
-import type { PayinStatusResponse } from "../../src/storefront/types"
 import { PAYIN_EVENTS, storeSpec } from "../support/harness"
 import { control } from "../support/sandbox"
 import { Storefront, foreignKeyHeaders } from "../support/storefront"
@@ -21,17 +20,8 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
   beforeEach(() => void ({ sandbox, shop, admin } = h))
 
   const payAgainOn = (graceHours = 2) => api.post("/admin/payin/settings/default", { payAgain: { enabled: true, graceHours } }, admin)
-  const status = async (orderId: string): Promise<PayinStatusResponse> =>
-    (await api.get(`/store/payin/status?order_id=${orderId}`, shop.headers)).data
-  const payAgain = async (body: Record<string, unknown>, headers = shop.headers.headers) => {
-    try {
-      const res = await api.post("/store/payin/pay-again", body, { headers })
-      return { status: res.status as number, data: res.data }
-    } catch (error: any) {
-      if (!error.response) throw error
-      return { status: error.response.status as number, data: error.response.data }
-    }
-  }
+  const status = (orderId: string) => shop.orderStatus(orderId)
+  const payAgain = (body: Record<string, unknown>, headers?: Record<string, string>) => shop.payAgain(body, headers)
   /** Medusa's payments of every session of the order's payment collection, with their captures. */
   const paymentsOfOrder = async (orderId: string) => {
     const query = getContainer().resolve("query") as any

@@ -9,7 +9,9 @@
 // pause, PAYIN_TEST_PAUSE_FILE) lose nothing and double nothing after a restart (time measured);
 // a key rotated from the admin on server A is used at once by server B and the worker; the
 // order.placed link and the plugin's events are handled on the worker; shopper notifications
-// (switched on from the admin) are sent by the worker only, exactly one per order and kind.
+// (switched on from the admin) are sent by the worker only, exactly one per order and kind; pay
+// again works across the processes (one new pay-in for two servers asked at once; the worker
+// cancels the order whose grace period ended unpaid).
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync, readFileSync } from "fs"
 import os from "os"
 import path from "path"
@@ -317,8 +319,40 @@ appSpec((h, { dbConfig }) => {
           `waits and checks added ${(notificationWaitsMs / 1000).toFixed(1)} s`
       )
 
+      // 8. Pay again across the processes: switched on from the admin on server A; the expiries
+      //    delivered to A; new details asked on both servers at once give one pay-in, paid →
+      //    captured once; a second order whose grace period ends unpaid is canceled by the worker.
+      await adminA.post("/admin/payin/settings/default", { payAgain: { enabled: true, graceHours: 1 } }, await adminHeaders(container, api))
+      const again = await placeOrder(shops[0])
+      const lapsed = await placeOrder(shops[1])
+      for (const o of [again, lapsed]) {
+        await control(sandbox, "POST", `/_sandbox/transactions/${o.payinId}/expire`)
+        expect((await deliver(A, callbackOf(o.payinId), ROTATED)).status).toBe(200)
+        expect(await rowOf(o.sessionId)).toMatchObject({ status: "canceled", effect_pending: "cancel_order", pay_again_until: expect.anything() })
+      }
+      await eventually("server B offers pay again (its settings reloaded)", async () => (await shops[1].orderStatus(again.orderId)).pay_again)
+      const asked = await Promise.all(shops.map((shop) => shop.payAgain({ order_id: again.orderId })))
+      expect(asked.map((a) => a.status)).toEqual([200, 200])
+      expect(new Set(asked.map((a) => a.data.payin.payin_id)).size).toBe(1)
+      const againRows = await h.ledger.rows({ order_id: again.orderId })
+      expect(againRows).toHaveLength(2)
+      const fresh = againRows.find((r: any) => r.session_id !== again.sessionId)
+      await control(sandbox, "POST", `/_sandbox/transactions/${fresh.service_id}/pay`)
+      expect((await deliver(serverB.url, callbackOf(fresh.service_id), ROTATED)).status).toBe(200)
+      await eventually("the new details' payment captured once", () => allCapturedOnce([fresh.session_id]))
+      const statusOf = async (orderId: string) => (await query.graph({ entity: "order", fields: ["status"], filters: { id: orderId } })).data[0].status
+      await h.sql(
+        `update payin_transaction set pay_again_until = now() - interval '1 second', next_effect_at = now() - interval '1 second'
+         where order_id = any(?::text[]) and effect_pending is not null`,
+        [[again.orderId, lapsed.orderId]]
+      )
+      await eventually("the worker canceled the order whose grace period ended unpaid", async () => (await statusOf(lapsed.orderId)) === "canceled")
+      await eventually("the paid order's first pay-in settled by the worker", async () => !(await rowOf(again.sessionId)).effect_pending)
+      expect(await statusOf(again.orderId)).not.toBe("canceled")
+      expect((await capturesOf([again.sessionId, lapsed.sessionId])).flatMap((p) => p.captures)).toEqual([])
+
       // Nothing doubled over the whole run: one capture per paid session, statuses never went back.
-      const everySession = [...checkouts, ...silent, ...killed, rotatedB, rotatedSilent].map((c) => c.sessionId)
+      const everySession = [...checkouts, ...silent, ...killed, rotatedB, rotatedSilent].map((c) => c.sessionId).concat(fresh.session_id)
       expect(await allCapturedOnce(everySession)).toBe(true)
       const { data: back } = await query.graph({
         entity: "payin_status_change",

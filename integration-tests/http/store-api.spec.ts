@@ -224,6 +224,7 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, reloadSettings: true }, (h) => {
           seconds_left: expect.any(Number),
           paid_at: null,
         },
+        pay_again: null,
         server_time: expect.any(String),
       })
       expect(before.data.payin!.seconds_left).toBeGreaterThan(0)

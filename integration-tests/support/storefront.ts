@@ -2,6 +2,7 @@
 import type { MedusaContainer } from "@medusajs/framework/types"
 import { createApiKeysWorkflow, createSalesChannelsWorkflow, linkSalesChannelsToApiKeyWorkflow } from "@medusajs/medusa/core-flows"
 import type { RunningSandbox } from "../../src/sandbox"
+import type { PayinStatusResponse } from "../../src/storefront/types"
 import { DEMO, DemoSeedResult } from "../app/seed/demo-store"
 import { payinsOfSession } from "./sandbox"
 
@@ -100,15 +101,30 @@ export class Storefront {
   }
 
   async complete(cartId: string): Promise<{ status: number; data: any }> {
-    try {
-      const res = await this.api.post(`/store/carts/${cartId}/complete`, {}, this.headers)
-      return { status: res.status, data: res.data }
-    } catch (error: any) {
-      if (error.response) {
-        return { status: error.response.status, data: error.response.data }
-      }
-      throw error
+    return answered(() => this.api.post(`/store/carts/${cartId}/complete`, {}, this.headers))
+  }
+
+  /** GET /store/payin/status?order_id=… (the body). */
+  async orderStatus(orderId: string): Promise<PayinStatusResponse> {
+    return (await this.api.get(`/store/payin/status?order_id=${orderId}`, this.headers)).data
+  }
+
+  /** POST /store/payin/pay-again: its status and body, errors included (`headers`: another publishable key). */
+  async payAgain(body: Record<string, unknown>, headers = this.headers.headers): Promise<{ status: number; data: any }> {
+    return answered(() => this.api.post("/store/payin/pay-again", body, { headers }))
+  }
+}
+
+/** An answer's status and body, an HTTP error's too. */
+async function answered(send: () => Promise<{ status: number; data: any }>): Promise<{ status: number; data: any }> {
+  try {
+    const res = await send()
+    return { status: res.status, data: res.data }
+  } catch (error: any) {
+    if (error.response) {
+      return { status: error.response.status, data: error.response.data }
     }
+    throw error
   }
 }
 

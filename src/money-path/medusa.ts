@@ -1,6 +1,6 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
-import { add, gt, parseDecimal, toPlain } from "../money"
+import { type SessionAmountRow, add, gt, parseDecimal, sameAmount, sessionAmount, toPlain } from "../money"
 import { REATTACH_PAID_KEY } from "../providers/payin/creation"
 
 /** What the money path reads of Medusa about a payment session: its collection, cart, order, payment. */
@@ -180,28 +180,28 @@ export async function paymentOfSession(
 
 /**
  * The order a paid pay-in whose session is gone or that the store ended may still be captured
- * for: linked to it, not canceled, nothing of its payment collection captured. Null otherwise.
+ * for: linked to it, not canceled, nothing of its payment collection captured, and the pay-in for
+ * the amount the collection asks (pay again asks the same; a pay-in of an earlier cart state asked
+ * another, and stays a stray payment). Null otherwise.
  */
 export async function orderAwaitingPayment(
   container: MedusaContainer,
-  row: { order_id?: string | null; payment_collection_id?: string | null },
+  row: { order_id?: string | null; payment_collection_id?: string | null; amount: unknown; raw_amount?: { value?: unknown } | null; currency_code: string },
   session: SessionInfo | null
 ): Promise<string | null> {
   const orderId = session?.orderId ?? row.order_id ?? null
   if (!orderId || !row.payment_collection_id) return null
   const status = session?.orderStatus ?? (await orderStatusOf(container, orderId))
   if (!status || status === "canceled") return null
-  const captured = session ? session.collectionCapturedAmount : await collectionCaptured(container, row.payment_collection_id)
-  return gt(captured, 0) ? null : orderId
-}
-
-/** What Medusa captured on a payment collection (all its payments). */
-async function collectionCaptured(container: MedusaContainer, collectionId: string): Promise<string> {
   const payments = container.resolve(Modules.PAYMENT) as unknown as {
-    listPaymentCollections(filters: Record<string, unknown>, config: Record<string, unknown>): Promise<{ raw_captured_amount?: Money }[]>
+    listPaymentCollections(filters: Record<string, unknown>, config: Record<string, unknown>): Promise<{ raw_amount?: Money; raw_captured_amount?: Money }[]>
   }
-  const [collection] = await payments.listPaymentCollections({ id: collectionId }, { select: ["id", "captured_amount", "raw_captured_amount"] })
-  return sumOf([collection?.raw_captured_amount])
+  const [collection] = await payments.listPaymentCollections(
+    { id: row.payment_collection_id },
+    { select: ["id", "amount", "raw_amount", "captured_amount", "raw_captured_amount"] }
+  )
+  if (!collection || gt(sumOf([collection.raw_captured_amount]), 0)) return null
+  return sameAmount(sessionAmount(row as SessionAmountRow), sumOf([collection.raw_amount]), row.currency_code) ? orderId : null
 }
 
 /**
