@@ -323,15 +323,16 @@ appSpec((h, { dbConfig }) => {
       //    delivered to A; new details asked on both servers at once give one pay-in, paid →
       //    captured once; a second order whose grace period ends unpaid is canceled by the worker.
       await adminA.post("/admin/payin/settings/default", { payAgain: { enabled: true, graceHours: 1 } }, await adminHeaders(container, api))
-      const again = await placeOrder(shops[0])
-      const lapsed = await placeOrder(shops[1])
+      const servers = [shops[0], shopB] // server A, and server B as restarted in step 4
+      const again = await placeOrder(servers[0])
+      const lapsed = await placeOrder(servers[1])
       for (const o of [again, lapsed]) {
         await control(sandbox, "POST", `/_sandbox/transactions/${o.payinId}/expire`)
         expect((await deliver(A, callbackOf(o.payinId), ROTATED)).status).toBe(200)
         expect(await rowOf(o.sessionId)).toMatchObject({ status: "canceled", effect_pending: "cancel_order", pay_again_until: expect.anything() })
       }
-      await eventually("server B offers pay again (its settings reloaded)", async () => (await shops[1].orderStatus(again.orderId)).pay_again)
-      const asked = await Promise.all(shops.map((shop) => shop.payAgain({ order_id: again.orderId })))
+      await eventually("server B offers pay again (its settings reloaded)", async () => (await servers[1].orderStatus(again.orderId)).pay_again)
+      const asked = await Promise.all(servers.map((shop) => shop.payAgain({ order_id: again.orderId })))
       expect(asked.map((a) => a.status)).toEqual([200, 200])
       expect(new Set(asked.map((a) => a.data.payin.payin_id)).size).toBe(1)
       const againRows = await h.ledger.rows({ order_id: again.orderId })
