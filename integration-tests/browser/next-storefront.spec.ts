@@ -280,6 +280,16 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
       return (await lines.textContent())!
     }
 
+    /** Buys through the storefront (bank vtb, account) up to the order page awaiting payment: the order's id. */
+    async function placedAwaiting(page: Page): Promise<string> {
+      await toPayment(page, { bank: "vtb", method: "account" })
+      await continueToReview(page)
+      await page.getByTestId("submit-order-button").click()
+      await page.waitForURL(/\/ru\/order\/order_\w+\/confirmed$/)
+      await instructions(page, "awaiting_payment")
+      return orderIdOf(page)
+    }
+
     const orderIdOf = (page: Page) => /\/order\/(order_\w+)\/confirmed$/.exec(new URL(page.url()).pathname)![1]
     const returned = (visited: string[], cartId: string) =>
       visited.some((url) => url === `${storefrontUrl}/ru/payin-return?cart_id=${cartId}`)
@@ -368,12 +378,7 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
 
     it("an order left unpaid until the window ends shows as not paid, live and after a reload", async () => {
       await scenario("window ends unpaid", async ({ page }) => {
-        await toPayment(page, { bank: "vtb", method: "account" })
-        await continueToReview(page)
-        await page.getByTestId("submit-order-button").click()
-        await page.waitForURL(/\/ru\/order\/order_\w+\/confirmed$/)
-        const orderId = orderIdOf(page)
-        await instructions(page, "awaiting_payment")
+        const orderId = await placedAwaiting(page)
         const { payin } = await status(`order_id=${orderId}`)
 
         await control("POST", `/_sandbox/transactions/${payin!.payin_id}/expire`)
@@ -396,12 +401,7 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
       await api.post("/admin/payin/settings/default", { payAgain: { enabled: true, graceHours: 1 } }, admin)
       /** An order placed through the storefront, its pay-in expired at the service: the page offers new details. */
       const expiredOrder = async (page: Page) => {
-        await toPayment(page, { bank: "vtb", method: "account" })
-        await continueToReview(page)
-        await page.getByTestId("submit-order-button").click()
-        await page.waitForURL(/\/ru\/order\/order_\w+\/confirmed$/)
-        const orderId = orderIdOf(page)
-        await instructions(page, "awaiting_payment")
+        const orderId = await placedAwaiting(page)
         const first = (await status(`order_id=${orderId}`)).payin!
         await control("POST", `/_sandbox/transactions/${first.payin_id}/expire`)
         await instructions(page, "expired")

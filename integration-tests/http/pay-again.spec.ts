@@ -49,6 +49,22 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
     await deliver()
   }
   const orderOf = (orderId: string) => h.order(orderId)
+  /** An order whose first pay-in expired and whose shopper got new details: both pay-ins (`first` at the service). */
+  const withNewDetails = async () => {
+    await payAgainOn(2)
+    const { orderId, payin: first } = await h.placedOrder()
+    const total = Number((await orderOf(orderId)).total)
+    await expire()
+    expect((await payAgain({ order_id: orderId })).status).toBe(200)
+    const [, second] = await rowsOf(orderId)
+    return { orderId, first, second, total }
+  }
+  /** The shopper pays an expired pay-in after all: the service reports it as a dispute that closes. */
+  const payLate = async (serviceId: string) => {
+    await control(sandbox, "POST", `/_sandbox/transactions/${serviceId}/dispute`)
+    await control(sandbox, "POST", `/_sandbox/transactions/${serviceId}/close`)
+    await deliver()
+  }
 
   it("grace on: the order waits, new details are given once for a double click, paid → captured once, never canceled", async () => {
     await payAgainOn(2)
@@ -149,19 +165,11 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
   })
 
   it("a late payment to the first pay-in after the second was paid is flagged, never captured twice", async () => {
-    await payAgainOn(2)
-    const { orderId, payin: first } = await h.placedOrder()
-    const total = Number((await orderOf(orderId)).total)
-    await expire()
-    expect((await payAgain({ order_id: orderId })).status).toBe(200)
-    const [, second] = await rowsOf(orderId)
+    const { orderId, first, second, total } = await withNewDetails()
     await control(sandbox, "POST", `/_sandbox/transactions/${second.service_id}/pay`)
     await deliver()
     expect((await orderOf(orderId)).payment_status).toBe("captured")
-    // the shopper also paid the old requisites: the service reports it as a dispute that closes
-    await control(sandbox, "POST", `/_sandbox/transactions/${first.id}/dispute`)
-    await control(sandbox, "POST", `/_sandbox/transactions/${first.id}/close`)
-    await deliver()
+    await payLate(first.id) // the shopper also paid the old requisites
     const late = await h.ledger.row({ service_id: first.id })
     expect(late.status).toBe("closed")
     expect(Object.keys(late.flags ?? {})).toEqual(expect.arrayContaining([expect.stringMatching(/^(late_payment|stray_payment)$/)]))
@@ -170,16 +178,8 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
   })
 
   it("a late payment to the first pay-in while the order is unpaid is captured; the second, paid too, is flagged", async () => {
-    await payAgainOn(2)
-    const { orderId, payin: first } = await h.placedOrder()
-    const total = Number((await orderOf(orderId)).total)
-    await expire()
-    expect((await payAgain({ order_id: orderId })).status).toBe(200)
-    const [, second] = await rowsOf(orderId)
-    // the shopper pays the old requisites after all (its session was replaced by the new one's)
-    await control(sandbox, "POST", `/_sandbox/transactions/${first.id}/dispute`)
-    await control(sandbox, "POST", `/_sandbox/transactions/${first.id}/close`)
-    await deliver()
+    const { orderId, first, second, total } = await withNewDetails()
+    await payLate(first.id) // the old requisites after all (their session was replaced by the new one's)
     const paid = await orderOf(orderId)
     expect(paid).toMatchObject({ payment_status: "captured" })
     expect(paid.status).not.toBe("canceled")
