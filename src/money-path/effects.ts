@@ -281,6 +281,7 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
       ...ids,
       announce,
       payAgainUntil: decision.until ?? undefined,
+      payAgainStarted: Boolean(decision.until) && !siblings.some((r) => r.pay_again_until),
       deferUntil: waits ? decision.until : undefined,
       note: waits
         ? `the order waits until ${decision.until.toISOString()} for the shopper to pay again`

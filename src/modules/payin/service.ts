@@ -1,6 +1,8 @@
 import { ContainerRegistrationKeys, MedusaService, Modules } from "@medusajs/framework/utils"
 import type { Db } from "./db"
 import { WebhookInbox } from "./inbox/inbox"
+import { LedgerInsights } from "./insights/insights"
+import { RollupRebuild } from "./insights/rebuild"
 import { JobRuns } from "./job-runs/job-runs"
 import { type EventBus, eventBusSink } from "./ledger/events"
 import { Ledger } from "./ledger/ledger"
@@ -35,7 +37,8 @@ export type PayinModuleOptions = Partial<PayinPluginOptions> & {
  * effect's outcome, each write emitting its own events after its commit), `inbox` (verified
  * webhooks), `settings` (the admin's settings over medusa-config), `queries` (read-only views: the
  * admin's, the export, reconciliation's selections), `notifications` (shopper notifications owed
- * and their outcomes), `jobs` (the last run of each scheduled job). The generated CRUD methods are
+ * and their outcomes), `jobs` (the last run of each scheduled job), `insights` (figures from the
+ * daily rollups the ledger's writes keep) and `rollups` (their rebuild and check). The generated CRUD methods are
  * for reading.
  */
 class PayinModuleService extends MedusaService({
@@ -55,6 +58,8 @@ class PayinModuleService extends MedusaService({
   readonly history: LedgerHistory
   readonly jobs: JobRuns
   readonly notifications: NotificationLog
+  readonly insights: LedgerInsights
+  readonly rollups: RollupRebuild
   protected readonly cradle_: Record<string, unknown>
 
   constructor(container: Record<string, unknown>, options: PayinModuleOptions = {}) {
@@ -86,6 +91,8 @@ class PayinModuleService extends MedusaService({
     this.queries = new LedgerQueries(db)
     this.history = new LedgerHistory(db)
     this.jobs = new JobRuns(db)
+    this.insights = new LedgerInsights(db)
+    this.rollups = new RollupRebuild(db)
   }
 }
 

@@ -37,6 +37,8 @@ export type EffectOutcomeRecord = {
   deferUntil?: Date
   /** Pay again: the end of the order's grace period, kept on the row (`pay_again_until`, the first one written stays). */
   payAgainUntil?: Date
+  /** Pay again: this pay-in's end began the grace period (no other pay-in of the order recorded one). */
+  payAgainStarted?: boolean
 }
 
 /**
@@ -112,7 +114,7 @@ export class LedgerEffects {
            effect_pending = case when ${clears} then null else effect_pending end,
            effect_attempts = case when ${clears} then 0 else effect_attempts end,
            next_effect_at = case when ${clears} then null when ?::timestamptz is not null then ?::timestamptz else next_effect_at end,
-           pay_again_until = coalesce(pay_again_until, ?::timestamptz),
+           pay_again_until = coalesce(pay_again_until, ?::timestamptz), pay_again_started = pay_again_started or ?,
            captured_at = case when ? then coalesce(captured_at, now()) else captured_at end,
            store_canceled_at = case when ? then coalesce(store_canceled_at, now()) else store_canceled_at end,
            order_id = coalesce(order_id, ?), cart_id = coalesce(cart_id, ?), updated_at = now()
@@ -122,6 +124,7 @@ export class LedgerEffects {
           deferred,
           deferred,
           outcome.payAgainUntil ?? deferred,
+          Boolean(outcome.payAgainStarted),
           Boolean(outcome.captured),
           ended,
           outcome.order_id ?? null,

@@ -281,12 +281,13 @@ export class Ledger {
     return notices.length > 0
   }
 
-  /** Links the row to its cart and order (first values win; an order id replaces none only). */
-  async link(ledgerId: string, ids: { order_id?: string | null; cart_id?: string | null }): Promise<void> {
+  /** Links the row to its cart and order (first values win; an order id replaces none only); `via_pay_again`: made by pay again. */
+  async link(ledgerId: string, ids: { order_id?: string | null; cart_id?: string | null; via_pay_again?: boolean }): Promise<void> {
+    const [order, cart, again] = [ids.order_id ?? null, ids.cart_id ?? null, Boolean(ids.via_pay_again)]
     await this.db().raw(
-      `update payin_transaction set order_id = coalesce(order_id, ?), cart_id = coalesce(cart_id, ?), updated_at = now()
-       where id = ? and ((order_id is null and ?::text is not null) or (cart_id is null and ?::text is not null))`,
-      [ids.order_id ?? null, ids.cart_id ?? null, ledgerId, ids.order_id ?? null, ids.cart_id ?? null]
+      `update payin_transaction set order_id = coalesce(order_id, ?), cart_id = coalesce(cart_id, ?), via_pay_again = via_pay_again or ?, updated_at = now()
+       where id = ? and ((order_id is null and ?::text is not null) or (cart_id is null and ?::text is not null) or (? and not via_pay_again))`,
+      [order, cart, again, ledgerId, order, cart, again]
     )
   }
 

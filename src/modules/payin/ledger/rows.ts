@@ -1,7 +1,7 @@
 import { MedusaError } from "@medusajs/framework/utils"
 import type { Transaction } from "../../../client/schemas"
 import { eq } from "../../../money"
-import { type LedgerStatus, type PayinFlag, type StatusEffect, effectOf, isDisputeStatus, nextStatus } from "../../../status"
+import { DISPUTE_STATUSES, type LedgerStatus, type PayinFlag, type StatusEffect, effectOf, isDisputeStatus, nextStatus } from "../../../status"
 import type { Db } from "../db"
 import type { LedgerNotice, LedgerRow, StatusSource } from "./types"
 
@@ -78,7 +78,8 @@ export function changeDetails(row: Pick<LedgerRow, "fiat_amount">, to: LedgerSta
 
 /**
  * The columns of a status write, shared by both status writes (moveStatus and the answer to the
- * creation request): the status, paid_at on `closed`, recalculated_at on `re_calculation`, and the
+ * creation request): the status, paid_at on `closed`, recalculated_at on `re_calculation`,
+ * disputed_at on the first move into a dispute, and the
  * Medusa effect the new status asks for (pending, its attempts and backoff reset). The effect
  * columns are also written when an effect is settled or fails (effects.ts), and a pending order
  * cancel is cleared when the store ends a pay-in (Ledger.note).
@@ -88,9 +89,10 @@ export function statusColumns(to: LedgerStatus, effect: StatusEffect | null): { 
     sql: `status = ?, status_changed_at = now(),
        paid_at = case when ?::text = 'closed' then coalesce(paid_at, now()) else paid_at end,
        recalculated_at = case when ?::text = 're_calculation' then now() else recalculated_at end,
+       disputed_at = case when ?::text = any(?::text[]) then coalesce(disputed_at, now()) else disputed_at end,
        effect_pending = coalesce(?, effect_pending), effect_attempts = case when ?::text is null then effect_attempts else 0 end,
        next_effect_at = case when ?::text is null then next_effect_at else null end`,
-    bindings: [to, to, to, effect, effect, effect],
+    bindings: [to, to, to, to, [...DISPUTE_STATUSES], effect, effect, effect],
   }
 }
 

@@ -46,6 +46,12 @@ export const PayinTransaction = model
      * canceled only after it, with nothing paid. Null: no grace period.
      */
     pay_again_until: model.dateTime().nullable(),
+    /** Pay again: this pay-in's end began its order's grace period (counted once per order in the insights). */
+    pay_again_started: model.boolean().default(false),
+    /** Pay again: made by POST /store/payin/pay-again (new details for an order whose pay-in ended). */
+    via_pay_again: model.boolean().default(false),
+    /** When the pay-in first moved into a dispute (dispute, checking or re_calculation). */
+    disputed_at: model.dateTime().nullable(),
     /** When the service recalculated the amount after a dispute (fiat_amount is then the new amount). */
     recalculated_at: model.dateTime().nullable(),
     /** When the apply-path had Medusa capture the payment. */

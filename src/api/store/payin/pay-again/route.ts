@@ -65,7 +65,7 @@ export async function POST(req: MedusaStoreRequest, res: MedusaResponse): Promis
       })
       const created = await payin.ledger.findBy("session_id", session.id)
       if (created) {
-        await payin.ledger.link(created.id, { order_id: order.id, cart_id: state.latest.cart_id ?? null })
+        await payin.ledger.link(created.id, { order_id: order.id, cart_id: state.latest.cart_id ?? null, via_pay_again: true })
       }
       return null
     },

@@ -1,0 +1,106 @@
+import type { ExecArgs } from "@medusajs/framework/types"
+import { PAYIN_MODULE } from "../modules/payin/key"
+import type PayinModuleService from "../modules/payin/service"
+import { withLock } from "../money-path/lock"
+
+/**
+ * `npx medusa exec ./node_modules/medusa-plugin-payin/.medusa/server/src/scripts/rebuild-insights.js [--restart] [--check] [--batch=N]`
+ *
+ * Rolls the insights up from the ledger (README "Insights"): goes on from where the last run
+ * stopped (Ctrl-C stops it after the batch in hand), `--restart` starts over, `--check` compares
+ * the rollups with the ledger afterwards (exit code 1 when they differ). Prints its progress every
+ * second: pay-ins done, of how many, the rate and the time left.
+ */
+export default async function rebuildInsights({ container, args }: ExecArgs): Promise<void> {
+  const options = parseArgs(args ?? [])
+  const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
+  const print = (line: string) => process.stdout.write(`${line}\n`)
+  let stopping = false
+  const stop = () => {
+    stopping = true
+  }
+  process.once("SIGINT", stop)
+  process.once("SIGTERM", stop)
+  try {
+    await withLock(
+      container,
+      "payin:insights-rebuild",
+      async (hold) => {
+        let state = await payin.insights.rebuildState()
+        if (options.restart || (!state.pending && !options.check)) {
+          await payin.rollups.restart()
+          state = await payin.insights.rebuildState()
+          print("payin insights: rebuilding from the first pay-in")
+        } else if (state.pending) {
+          print(`payin insights: going on after ${state.done.toLocaleString("en-US")} pay-ins`)
+        }
+        const total = state.done + (state.pending ? await payin.rollups.remaining(state) : 0)
+        const started = Date.now()
+        let done = state.done
+        let lastPrint = 0
+        while (state.pending && !stopping) {
+          hold.throwIfLost()
+          const n = await payin.rollups.batch(options.batch)
+          if (n === 0) break
+          done += n
+          if (Date.now() - lastPrint >= 1000) {
+            print(progressLine(done, total, done - state.done, Date.now() - started))
+            lastPrint = Date.now()
+          }
+        }
+        const after = await payin.insights.rebuildState()
+        if (after.pending) {
+          print(`payin insights: stopped after ${after.done.toLocaleString("en-US")} pay-ins; run the command again to go on`)
+        } else if (state.pending) {
+          print(`payin insights: rebuilt ${after.done.toLocaleString("en-US")} pay-ins in ${duration(Date.now() - started)}`)
+        }
+        if (options.check && !after.pending) {
+          const check = await payin.rollups.check()
+          print(
+            check.agree
+              ? `payin insights: the rollups agree with the ledger (${check.rows.toLocaleString("en-US")} pay-ins)`
+              : `payin insights: the rollups differ from the ledger in ${check.differences} rows: run with --restart`
+          )
+          if (!check.agree) process.exitCode = 1
+        }
+      },
+      { waitMs: 0, expireSeconds: 60 }
+    )
+  } finally {
+    process.removeListener("SIGINT", stop)
+    process.removeListener("SIGTERM", stop)
+  }
+}
+
+export type RebuildOptions = { restart: boolean; check: boolean; batch: number }
+
+/** `--restart`, `--check`, `--batch=N` (100 to 50,000; default 2,000); anything else is refused. */
+export function parseArgs(args: string[]): RebuildOptions {
+  const options: RebuildOptions = { restart: false, check: false, batch: 2000 }
+  for (const arg of args) {
+    if (arg === "--restart") options.restart = true
+    else if (arg === "--check") options.check = true
+    else if (/^--batch=\d+$/.test(arg) && Number(arg.slice(8)) >= 100 && Number(arg.slice(8)) <= 50_000) options.batch = Number(arg.slice(8))
+    else throw new Error(`rebuild-insights: unknown argument ${arg} (use --restart, --check, --batch=100..50000)`)
+  }
+  return options
+}
+
+/** "payin insights: 120,000 of 1,000,000 pay-ins (12.0%), 8,512/s, about 1 min 43 s left" */
+export function progressLine(done: number, total: number, doneThisRun: number, elapsedMs: number): string {
+  const rate = elapsedMs > 0 ? (doneThisRun * 1000) / elapsedMs : 0
+  const left = rate > 0 ? ((Math.max(total - done, 0) / rate) * 1000) : null
+  const percent = total > 0 ? ((done / total) * 100).toFixed(1) : "100.0"
+  return (
+    `payin insights: ${done.toLocaleString("en-US")} of ${total.toLocaleString("en-US")} pay-ins (${percent}%), ` +
+    `${Math.round(rate).toLocaleString("en-US")}/s, ${left === null ? "time left unknown" : `about ${duration(left)} left`}`
+  )
+}
+
+/** "2 h 5 min", "1 min 43 s", "7 s". */
+export function duration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000))
+  if (s >= 3600) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`
+  if (s >= 60) return `${Math.floor(s / 60)} min ${s % 60} s`
+  return `${s} s`
+}
