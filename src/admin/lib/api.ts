@@ -4,6 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query"
 import type { PayinPluginOptions, PayinProviderOptions } from "../../modules/payin/settings/options"
 import type { CONFIG_ONLY_FIELDS, OptionSource } from "../../modules/payin/settings/overrides"
+import type { Insights } from "../../modules/payin/insights/insights"
 import type { LedgerStatus } from "../../status"
 import type { FieldPath } from "./settings-form"
 
@@ -203,6 +204,7 @@ const keys = {
   transactions: (query: string) => ["payin", "transactions", query] as const,
   transaction: (id: string) => ["payin", "transaction", id] as const,
   order: (id: string) => ["payin", "order", id] as const,
+  insights: (query: string) => ["payin", "insights", query] as const,
 }
 
 export function useSettings() {
@@ -288,4 +290,19 @@ export function useReconcile() {
       adminFetch<DetailView & { result: ReconcileResult }>(`/admin/payin/transactions/${encodeURIComponent(id)}/reconcile`, { method: "POST" }),
     onSuccess: () => client.invalidateQueries({ queryKey: ["payin"] }),
   })
+}
+
+export type { Insights }
+
+/** GET /admin/payin/insights (from, to, provider_id): the figures of a period. */
+export function useInsights(query: URLSearchParams) {
+  const qs = query.toString()
+  return useQuery({ queryKey: keys.insights(qs), queryFn: () => adminFetch<Insights>(`/admin/payin/insights?${qs}`) })
+}
+
+/** The same figures as a CSV download (a plain link: the browser sends the session cookie). */
+export function insightsCsvUrl(query: URLSearchParams): string {
+  const q = new URLSearchParams(query)
+  q.set("format", "csv")
+  return `${base}/admin/payin/insights?${q}`
 }

@@ -1,4 +1,5 @@
-// Pay-ins: the ledger, filtered by status and flags, searchable, each row linking to its order;
+// Pay-ins: the ledger, filtered by status and flags (and by what the insights' links bring: bank,
+// method, paid, creation days, instance), searchable, each row linking to its order;
 // paged by cursor (keyset), the count shown as the API gives it (exact, "about N", "N+"); the
 // pay-ins of a period exported as CSV through a plain download link.
 import { defineRouteConfig } from "@medusajs/admin-sdk"
@@ -10,6 +11,7 @@ import { useSearchParams } from "react-router-dom"
 import { ErrorText } from "../../components/common"
 import { CountText } from "../../components/transactions/count-text"
 import { ExportLink } from "../../components/transactions/export-link"
+import { ExtraFilters, LINKED_FILTERS } from "../../components/transactions/extra-filters"
 import { SearchGoesOn, isShortPageThatGoesOn } from "../../components/transactions/search-goes-on"
 import { TransactionFilters } from "../../components/transactions/filters"
 import { TransactionsTable } from "../../components/transactions/table"
@@ -35,6 +37,7 @@ const PayinsPage = () => {
     if (flag === "__any") q.set("has_flags", "true")
     else if (flag) q.set("flag", flag)
     if (params.get("q")) q.set("q", params.get("q")!)
+    for (const key of LINKED_FILTERS) if (params.get(key)) q.set(key, params.get(key)!)
     q.set("limit", String(PAGE))
     if (cursor) q.set("cursor", cursor)
     return q
@@ -78,6 +81,7 @@ const PayinsPage = () => {
         </div>
       </div>
       <TransactionFilters query={params.get("q") ?? ""} status={status} flag={flag} update={update} />
+      <ExtraFilters params={params} update={update} />
       <ExportLink status={status} flag={flag} />
       {error ? <ErrorText error={error} /> : <TransactionsTable transactions={data?.transactions ?? []} />}
       {isShortPageThatGoesOn(data, PAGE) ? (

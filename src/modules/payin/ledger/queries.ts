@@ -14,6 +14,14 @@ export type LedgerFilters = {
   flags?: string[]
   hasFlags?: boolean
   providerId?: string
+  bank?: string
+  method?: string
+  /** true: money arrived (paid_at); false: not yet or never. */
+  paid?: boolean
+  /** Created at or after. */
+  createdFrom?: Date
+  /** Created before. */
+  createdBefore?: Date
   orderId?: string
   paymentCollectionIds?: string[]
   q?: string
@@ -95,6 +103,25 @@ export function ledgerWhere(filters: Omit<LedgerFilters, "limit" | "offset" | "c
   if (filters.providerId) {
     where.push("provider_id = ?")
     bindings.push(filters.providerId)
+  }
+  if (filters.bank) {
+    where.push("bank = ?")
+    bindings.push(filters.bank)
+  }
+  if (filters.method) {
+    where.push("method = ?")
+    bindings.push(filters.method)
+  }
+  if (filters.paid !== undefined) {
+    where.push(filters.paid ? "paid_at is not null" : "paid_at is null")
+  }
+  if (filters.createdFrom) {
+    where.push("created_at >= ?")
+    bindings.push(filters.createdFrom)
+  }
+  if (filters.createdBefore) {
+    where.push("created_at < ?")
+    bindings.push(filters.createdBefore)
   }
   if (filters.orderId) {
     where.push("order_id = ?")

@@ -2,6 +2,7 @@ import { Migration } from "@medusajs/framework/mikro-orm/migrations";
 
 // Insights (issue 26): daily rollups of the ledger that its own writes maintain.
 //
+// - Two indexes for the transactions list filtered by bank or by method (newest first).
 // - payin_transaction gains `disputed_at` (the first move into a dispute; backfilled from the
 //   status history), `pay_again_started` (the pay-in whose end began its order's grace period) and
 //   `via_pay_again` (a pay-in made by POST /store/payin/pay-again). Columns without a default or
@@ -22,6 +23,9 @@ export class Migration20261127100000 extends Migration {
     this.addSql(`alter table if exists "payin_transaction" add column if not exists "disputed_at" timestamptz null;`);
     this.addSql(`alter table if exists "payin_transaction" add column if not exists "pay_again_started" boolean not null default false;`);
     this.addSql(`alter table if exists "payin_transaction" add column if not exists "via_pay_again" boolean not null default false;`);
+    // the list filtered by bank or method (the insights' links), newest first
+    this.addSql(`CREATE INDEX IF NOT EXISTS "IDX_payin_transaction_bank_created_at_id" ON "payin_transaction" ("bank", "created_at", "id") WHERE deleted_at IS NULL;`);
+    this.addSql(`CREATE INDEX IF NOT EXISTS "IDX_payin_transaction_method_created_at_id" ON "payin_transaction" ("method", "created_at", "id") WHERE deleted_at IS NULL;`);
     this.addSql(`update "payin_transaction" t set "disputed_at" = d.at
       from (select transaction_id, min(created_at) as at from payin_status_change
             where to_status in ('dispute', 'checking', 're_calculation') group by transaction_id) d
@@ -158,6 +162,8 @@ export class Migration20261127100000 extends Migration {
     this.addSql(`drop table if exists "payin_rollup_rebuild";`);
     this.addSql(`drop table if exists "payin_rollup_pay_time";`);
     this.addSql(`drop table if exists "payin_rollup_day";`);
+    this.addSql(`drop index if exists "IDX_payin_transaction_bank_created_at_id";`);
+    this.addSql(`drop index if exists "IDX_payin_transaction_method_created_at_id";`);
     this.addSql(`alter table if exists "payin_transaction" drop column if exists "via_pay_again";`);
     this.addSql(`alter table if exists "payin_transaction" drop column if exists "pay_again_started";`);
     this.addSql(`alter table if exists "payin_transaction" drop column if exists "disputed_at";`);

@@ -100,6 +100,9 @@ export const PayinTransaction = model
     // the same per status, and per provider instance (an instance's list and export)
     { on: ["status", "created_at", "id"] },
     { on: ["provider_id", "created_at", "id"] },
+    // the list filtered by bank or method (the insights' links), newest first
+    { on: ["bank", "created_at", "id"] },
+    { on: ["method", "created_at", "id"] },
     // the flag filters (flag_kinds && …); has_flags and flag + status use two partial indexes
     // created by the migration in SQL (INCLUDE flag_kinds), as do the prefix searches
     // (text_pattern_ops on the ids, order_id and cart_id included, and on the requisite numbers)

@@ -25,10 +25,31 @@ const filters = {
   provider_id: z.string().max(64).optional(),
 }
 
+/** A UTC day (YYYY-MM-DD): the first instant of it. */
+const utcDay = (what: string) =>
+  z
+    .string({ error: `${what} must be a day such as 2026-11-01` })
+    .regex(/^\d{4}-\d{2}-\d{2}$/, { message: `${what} must be a day such as 2026-11-01 (UTC)` })
+    .transform((v, ctx) => {
+      const at = new Date(`${v}T00:00:00Z`)
+      if (Number.isNaN(at.getTime()) || !at.toISOString().startsWith(v)) {
+        ctx.addIssue({ code: "custom", message: `${what} is not a calendar day` })
+        return z.NEVER
+      }
+      return at
+    })
+
 /** GET /admin/payin/transactions */
 export const transactionsQuerySchema = z
   .object({
     ...filters,
+    bank: z.string().trim().min(1).max(128).optional(),
+    method: z.string().trim().min(1).max(64).optional(),
+    paid: z.enum(["true", "false"], { error: "paid must be true or false" }).optional(),
+    /** Created on or after this UTC day. */
+    created_from: utcDay("created_from").optional(),
+    /** Created on or before this UTC day (the whole day). */
+    created_to: utcDay("created_to").optional(),
     order_id: z.string().max(64).optional(),
     q: z.string().trim().max(100).optional(),
     limit: z.coerce.number({ error: "limit must be a number" }).int().min(1).max(100).default(20),

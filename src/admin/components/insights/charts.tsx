@@ -1,0 +1,107 @@
+// The insights' two charts, drawn with uPlot (README "Insights": small, fast, canvas). The library
+// is imported only when a chart is drawn (a dynamic import the store's admin build puts in a chunk
+// of its own): the rest of the admin never downloads it.
+import { useEffect, useRef } from "react"
+import { useTranslation } from "react-i18next"
+import type uPlot from "uplot"
+import type { Insights } from "../../lib/api"
+
+const DAY = 86_400
+const BLUE = "#3b82f6"
+const GREEN = "#10b981"
+
+/** Every UTC day of the period with what was received that day (0 on a day without any), in the first currency. */
+export function dailySeries(figures: Insights): { days: number[]; amounts: number[]; currency: string | null } {
+  const currency = Object.keys(figures.amounts)[0] ?? null
+  const byDay = new Map(figures.days.map((d) => [d.day, d]))
+  const days: number[] = []
+  const amounts: number[] = []
+  for (let at = Date.parse(`${figures.from}T00:00:00Z`) / 1000; at <= Date.parse(`${figures.to}T00:00:00Z`) / 1000; at += DAY) {
+    const day = new Date(at * 1000).toISOString().slice(0, 10)
+    days.push(at)
+    amounts.push(currency ? Number(byDay.get(day)?.received_amount[currency] ?? 0) : 0)
+  }
+  return { days, amounts, currency }
+}
+
+type UPlot = typeof uPlot
+let library: Promise<UPlot> | null = null
+/** uPlot, loaded once, on the first chart drawn. */
+const loadUPlot = (): Promise<UPlot> => (library ??= import("uplot").then((m) => m.default))
+
+/** A chart drawn into the returned element once uPlot is loaded, and again when `deps` change. */
+function useChart(make: (U: UPlot, el: HTMLDivElement, width: number) => uPlot, deps: unknown[]) {
+  const ref = useRef<HTMLDivElement>(null)
+  useEffect(() => {
+    let chart: uPlot | null = null
+    let gone = false
+    loadUPlot().then((U) => {
+      const el = ref.current
+      if (gone || !el) return
+      chart = make(U, el, Math.max(320, el.clientWidth))
+      el.dataset.drawn = "true"
+    })
+    return () => {
+      gone = true
+      chart?.destroy()
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, deps)
+  return ref
+}
+
+export function InsightCharts({ figures }: { figures: Insights }) {
+  const { t, i18n } = useTranslation()
+  const daily = dailySeries(figures)
+  const banks = figures.by_bank.filter((b) => b.key && b.offered > 0).slice(0, 12)
+  const bars = (U: UPlot) => U.paths.bars!({ size: [0.6, 48] })
+  const volume = useChart(
+    (U, el, width) =>
+      new U(
+        {
+          width,
+          height: 220,
+          legend: { show: false },
+          cursor: { show: false },
+          scales: { x: { time: true } },
+          axes: [{}, { values: (_u, ticks) => ticks.map((v) => new Intl.NumberFormat(i18n.language, { notation: "compact" }).format(v)) }],
+          series: [{}, { label: daily.currency?.toUpperCase() ?? "", stroke: BLUE, fill: `${BLUE}55`, paths: bars(U), points: { show: false } }],
+        },
+        [daily.days, daily.amounts],
+        el
+      ),
+    [figures, i18n.language]
+  )
+  const conversion = useChart(
+    (U, el, width) =>
+      new U(
+        {
+          width,
+          height: 220,
+          legend: { show: false },
+          cursor: { show: false },
+          scales: { x: { time: false, range: [-0.5, Math.max(banks.length - 0.5, 0.5)] }, y: { range: [0, 100] } },
+          axes: [
+            { values: (_u, ticks) => ticks.map((v) => (Number.isInteger(v) ? (banks[v]?.key ?? "") : "")), splits: () => banks.map((_b, i) => i) },
+            { values: (_u, ticks) => ticks.map((v) => `${v}%`) },
+          ],
+          series: [{}, { label: "%", stroke: GREEN, fill: `${GREEN}55`, paths: bars(U), points: { show: false } }],
+        },
+        [banks.map((_b, i) => i), banks.map((b) => Math.round((b.conversion ?? 0) * 1000) / 10)],
+        el
+      ),
+    [figures, i18n.language]
+  )
+  return (
+    <div className="grid grid-cols-1 gap-4 px-6 py-4 lg:grid-cols-2" data-testid="payin-insights-charts">
+      <figure>
+        <figcaption className="txt-compact-small text-ui-fg-subtle mb-2">{t("payin.insights.volumeChart", { currency: daily.currency?.toUpperCase() ?? "" })}</figcaption>
+        <div ref={volume} data-testid="payin-insights-volume-chart" />
+      </figure>
+      <figure>
+        <figcaption className="txt-compact-small text-ui-fg-subtle mb-2">{t("payin.insights.bankChart")}</figcaption>
+        <div ref={conversion} data-testid="payin-insights-bank-chart" />
+      </figure>
+    </div>
+  )
+}
