@@ -6,7 +6,9 @@
 //   - times every admin query through the real routes over HTTP (BENCH_LEDGER_REQUESTS, default
 //     15, timed requests each after 2 untimed): first page, deep pages (cursor; offset reported),
 //     each status, each flag and has_flags, id/order/service/requisite prefix search (narrow and
-//     broad, down to every pay-in), the UI's combinations, the deepest offset (a deeper one is refused), one pay-in, an order's pay-ins, webhook health: p50/p95 against 100 ms;
+//     broad, down to every pay-in), the UI's combinations, the deepest offset (a deeper one is refused), one pay-in, an order's pay-ins, webhook health,
+//     the insights page's figures (7 days, 30 days, a year, one instance, CSV) and its links into the list: p50/p95 against 100 ms;
+//   - the insights' rollups: rebuilt from the filled ledger (time, rate), and compared with a full scan at the end;
 //   - the CSV export of every row: time and the server's RSS growth against 60 s and 100 MB;
 //   - reconciliation: the selection of open pay-ins (page by page as the job reads it) and of
 //     pending effects, the webhook apply path's lookups, and a run that looks up
@@ -92,6 +94,8 @@ medusaIntegrationTestRunner({
         )
       ).rows as { indexname: string; indexdef: string }[]
       for (const index of indexes) await knex.raw(`drop index "${index.indexname}"`)
+      // the insights' rollups are rebuilt after the fill, timed (below), not row by row during it
+      await knex.raw("alter table payin_transaction disable trigger payin_rollup_insert_delete")
       await fillLedger(knex, { count: ROWS, tag: "b", providerId: FILL_PROVIDER, rareFlags: true }, (done) => {
         if (done % 200_000 === 0 || done === ROWS) console.log(`ledger bench: ${done.toLocaleString("en")} rows`)
       })
@@ -104,12 +108,25 @@ medusaIntegrationTestRunner({
       )
       await knex.raw("vacuum analyze payin_transaction")
       await knex.raw(`vacuum analyze "order"`)
+      // Insights: the rollups rebuilt from the filled ledger by the rebuild command's own steps
+      await knex.raw("alter table payin_transaction enable trigger payin_rollup_insert_delete")
+      await payin.rollups.restart()
+      const rebuildStarted = performance.now()
+      while ((await payin.rollups.batch(5_000)) > 0);
+      const rebuildSeconds = (performance.now() - rebuildStarted) / 1000
+      const rollupRows = Number((await knex.raw("select count(*)::int as n from payin_rollup_day")).rows[0].n)
+      await knex.raw("vacuum analyze payin_rollup_day")
+      await knex.raw("vacuum analyze payin_rollup_pay_time")
       const sizes = (
         await knex.raw(
           `select pg_total_relation_size('payin_transaction') as total, pg_table_size('payin_transaction') as tbl,
              pg_indexes_size('payin_transaction') as idx, (select count(*) from "order")::int as orders`
         )
       ).rows[0]
+      log(
+        `insights: rollups rebuilt from ${ROWS.toLocaleString("en")} pay-ins in ${rebuildSeconds.toFixed(1)} s ` +
+          `(${Math.round(ROWS / rebuildSeconds).toLocaleString("en")} pay-ins/s, batches of 5,000; ${rollupRows.toLocaleString("en")} day rows)`
+      )
       log(
         `ledger: ${ROWS.toLocaleString("en")} pay-ins filled by SQL in ${rowsSeconds.toFixed(0)} s + indexes ${indexSeconds.toFixed(0)} s ` +
           `(+ ${sizes.orders.toLocaleString("en")} orders); payin_transaction ${mb(Number(sizes.total))} ` +
@@ -136,6 +153,7 @@ medusaIntegrationTestRunner({
       ).rows[0]
       const deep = encodeCursor({ at: middle.at, id: middle.id })
       const prefix = (v: string, keep: number) => encodeURIComponent(v.slice(0, keep))
+      const daysAgo = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().slice(0, 10)
       const list = "/admin/payin/transactions"
       const queries: [string, string, boolean][] = [
         ["first page", `${list}?limit=20`, true],
@@ -178,6 +196,19 @@ medusaIntegrationTestRunner({
         ["one pay-in (detail)", `${list}/${sample.id}`, true],
         ["an order's pay-ins", `/admin/payin/orders/${sample.order_id}`, true],
         ["webhook health (inbox not filled)", "/admin/payin/webhook-health", true],
+        // the insights page's links: the list by bank, method, paid and creation days
+        ["bank=<bank>", `${list}?bank=VTB`, true],
+        ["method=<method>", `${list}?method=qr`, true],
+        ["created_from/created_to (30 days) & paid=true", `${list}?created_from=${daysAgo(29)}&created_to=${daysAgo(0)}&paid=true`, true],
+        ["bank & paid=true (a year)", `${list}?bank=VTB&paid=true&created_from=${daysAgo(364)}&created_to=${daysAgo(0)}`, true],
+        ["status=canceled & paid=false (30 days)", `${list}?status=canceled&paid=false&created_from=${daysAgo(29)}&created_to=${daysAgo(0)}`, true],
+        ["flag=stray_payment,late_payment (a year)", `${list}?flag=stray_payment,late_payment&created_from=${daysAgo(364)}&created_to=${daysAgo(0)}`, true],
+        // every figure of the insights page is one request
+        ["insights: 7 days", `/admin/payin/insights?from=${daysAgo(6)}&to=${daysAgo(0)}`, true],
+        ["insights: 30 days", `/admin/payin/insights?from=${daysAgo(29)}&to=${daysAgo(0)}`, true],
+        ["insights: a year (every pay-in)", `/admin/payin/insights?from=${daysAgo(364)}&to=${daysAgo(0)}`, true],
+        ["insights: a year, one instance", `/admin/payin/insights?from=${daysAgo(364)}&to=${daysAgo(0)}&provider_id=${FILL_PROVIDER}`, true],
+        ["insights: a year as CSV", `/admin/payin/insights?from=${daysAgo(364)}&to=${daysAgo(0)}&format=csv`, true],
       ]
       const first = await api.get(`${list}?limit=20`, admin)
       queries[1][1] = `${list}?limit=20&cursor=${first.data.next_cursor}`
@@ -412,6 +443,14 @@ medusaIntegrationTestRunner({
       )
 
       log(`(load average at the end: ${os.loadavg().map((l) => l.toFixed(2)).join(", ")} on ${os.cpus().length} cores)`)
+      // the rollups against a full scan of the ledger as it is now (every write of this run included)
+      const checkStarted = performance.now()
+      const check = await payin.rollups.check()
+      expect(check).toMatchObject({ agree: true, differences: 0 })
+      log(
+        `insights: the rollups agree with a full scan of ${check.rows.toLocaleString("en")} pay-ins ` +
+          `(recomputed in a rolled-back transaction in ${((performance.now() - checkStarted) / 1000).toFixed(1)} s)`
+      )
       recordLines(["", "ledger at scale", ...lines])
     })
   },

@@ -1,7 +1,8 @@
 // The admin in a real browser against the demo store (browser.spec.ts starts it): settings saved
 // and shown with their source, section by section (the plugin-wide ones through their own save),
 // the shopper notification settings, Test connection (success and the whitelist failure with the
-// address to add), the order widget, the transactions page and Reconcile now, the Russian UI.
+// address to add), the order widget, the transactions page and Reconcile now, the insights page
+// (its figures counted here from the ledger's rows), the Russian UI.
 import type { Page } from "playwright-core"
 import { adminLogin } from "../support/chromium"
 import type { BrowserSuite } from "./suite"
@@ -319,6 +320,53 @@ export function adminTests(suite: BrowserSuite): void {
     // and the order it belongs to is now paid
     await page.goto(`${suite.demo.adminUrl}/orders/${suite.demo.samples.awaiting.orderId}`)
     await page.locator('[data-testid="payin-widget-status"][data-status="closed"]').waitFor()
+  })
+
+  it("Insights: the demo's pay-ins as counted here from the ledger's rows; each figure links to its pay-ins; the charts are drawn", async () => {
+    // the ledger's rows through the admin API, counted here, independently of the rollups
+    const rows: any[] = []
+    let cursor = ""
+    do {
+      const listed = await suite.api("GET", `/admin/payin/transactions?limit=100${cursor ? `&cursor=${cursor}` : ""}`, { admin: true })
+      rows.push(...listed.transactions)
+      cursor = listed.next_cursor ?? ""
+    } while (cursor)
+    const days = rows.map((r) => r.created_at.slice(0, 10)).sort()
+    const [from, to] = [days[0], days[days.length - 1]]
+    const flagged = (r: any, ...flags: string[]) => flags.some((f) => r.flags?.[f])
+    const expected: Record<string, number> = {
+      created: rows.length,
+      offered: rows.filter((r) => r.service_id).length,
+      paid: rows.filter((r) => r.paid_at).length,
+      ended_unpaid: rows.filter((r) => !r.paid_at && r.status === "canceled").length,
+      failed: rows.filter((r) => r.status === "failed").length,
+      disputed: rows.filter((r) => r.disputed_at).length,
+      underpaid: rows.filter((r) => flagged(r, "underpayment")).length,
+      overpaid: rows.filter((r) => flagged(r, "overpayment")).length,
+      stray: rows.filter((r) => flagged(r, "stray_payment", "late_payment")).length,
+    }
+    // the demo's samples make each of these happen at least once
+    for (const figure of ["paid", "ended_unpaid", "disputed", "stray"]) expect([figure, expected[figure] > 0]).toEqual([figure, true])
+    await page.goto(`${suite.demo.adminUrl}/payin/insights?from=${from}&to=${to}`)
+    await page.getByTestId("payin-insight-created-value").waitFor()
+    for (const [figure, value] of Object.entries(expected)) {
+      expect([figure, await page.getByTestId(`payin-insight-${figure}-value`).textContent()]).toEqual([figure, value.toLocaleString("en-US")])
+    }
+    const banks = new Set(rows.filter((r) => r.service_id).map((r) => r.bank ?? ""))
+    expect(await page.getByTestId("payin-insights-bank-row").count()).toBe(banks.size)
+    // the library loads when the charts are drawn
+    await page.locator('[data-testid="payin-insights-volume-chart"][data-drawn="true"] canvas').first().waitFor()
+    await page.locator('[data-testid="payin-insights-bank-chart"][data-drawn="true"] canvas').first().waitFor()
+    await shot("insights")
+    // a figure leads to the pay-ins behind it
+    await page.getByTestId("payin-insight-paid").click()
+    await page.waitForURL(/\/payin\?.*paid=true/)
+    await page.getByTestId("payin-transactions-linked-filters").waitFor()
+    await page.getByTestId("payin-tx-row").first().waitFor()
+    expect(await page.getByTestId("payin-tx-row").count()).toBe(Math.min(expected.paid, 20))
+    // the same figures as CSV
+    const csv = await page.evaluate(async (url) => (await fetch(url, { credentials: "include" })).text(), `${suite.demo.backendUrl}/admin/payin/insights?from=${from}&to=${to}&format=csv`)
+    expect(csv).toContain(`funnel,,paid,${expected.paid}\r\n`)
   })
 
   it("speaks Russian when the admin's language is Russian", async () => {

@@ -13,6 +13,8 @@
 //                 all derived from i and `tag` (prefix searches find exactly one row)
 //   amounts       numeric with 2 decimals; the service's crypto amount, rate and fee as digit strings
 //   requisite     a card number (2200 + 12 pseudo-random digits); every third an SBP phone number
+//   bank, method  one of 8 banks by i % 8, one of 4 methods by (i / 7) % 4 (32 pairs, as a store's
+//                 insights would have them); disputed_at on the disputed ones
 export type LedgerFill = {
   /** rows to add */
   count: number
@@ -102,11 +104,12 @@ insert into payin_transaction (
   id, provider_id, session_id, service_id, status, amount, raw_amount, currency_code, fiat_amount, assigned_amount,
   fiat_currency, method, bank, requisite, payment_page_url, payment_collection_id, cart_id, order_id, expires_at,
   captured_at, paid_at, effect_pending, effect_attempts, flags, flag_kinds, service_data, status_changed_at,
-  store_canceled_at, created_at, updated_at)
+  store_canceled_at, created_at, updated_at, disputed_at)
 select
   id, :provider::text, session_id, service_id, status, amount,
   jsonb_build_object('value', amount::text, 'precision', 20), 'rub',
-  (case when status = 'closed' then received else amount end)::text, amount::text, 'RUB', 'card', 'Sberbank',
+  (case when status = 'closed' then received else amount end)::text, amount::text, 'RUB',
+  (array['card', 'phone_number', 'qr', 'account'])[1 + (i / 7) % 4], (array['Sberbank', 'Tinkoff', 'VTB', 'Alfa-Bank', 'Raiffeisen', 'Gazprombank', 'Otkritie', 'Sovcombank'])[1 + i % 8],
   jsonb_build_object('id', 'req-' || (i % 997), 'bank', 'Sberbank', 'ownerName', 'Ivan Petrov', 'requisites', requisites,
     'sbpNumber', case when i % 3 = 0 then sbp end, 'fiatCurrency', 'RUB'),
   'https://pay.example.test/p/' || service_id, collection_id, cart_id,
@@ -130,5 +133,5 @@ select
     'createdAt', created, 'externalPaymentPageUrl', 'https://pay.example.test/p/' || service_id),
   created + interval '20 minutes',
   case when status = 'canceled' then created + interval '31 minutes' end,
-  created, created + interval '20 minutes'
+  created, created + interval '20 minutes', case when status = 'dispute' then created + interval '25 minutes' end
 from f`

@@ -144,7 +144,11 @@ export type TransactionRow = {
   created_at: string
   updated_at: string
   status_changed_at: string | null
+  paid_at: string | null
   captured_at: string | null
+  disputed_at: string | null
+  pay_again_until: string | null
+  via_pay_again: boolean
   store_canceled_at: string | null
   session_deleted_at: string | null
   recalculated_at: string | null
