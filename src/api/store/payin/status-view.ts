@@ -32,6 +32,8 @@ export type StatusRow = {
   /** The Medusa effect the status asks for and not done yet (capture, order cancel), and the attempts at it. */
   effect_pending?: string | null
   effect_attempts?: number | null
+  /** Pay again: the order waits until then; its cancel is deferred to it. */
+  pay_again_until?: Date | string | null
 }
 
 /**
@@ -72,9 +74,17 @@ export type StatusViewContext = {
  * payment, cancel an expired one's order) and has not flagged it for the merchant yet: the
  * order's payment status will still change soon, so the answer is not final yet. Past
  * effectRetryLimit attempts the answer is final (reconciliation still retries it, hourly at most).
+ * An order cancel that waits for pay again's grace period is not pending: nothing changes until
+ * the shopper asks for new details (the answer's `pay_again`) or the period ends.
  */
-export function effectStillPending(row: Pick<StatusRow, "effect_pending" | "effect_attempts">, effectRetryLimit = Infinity): boolean {
-  return Boolean(row.effect_pending) && (row.effect_attempts ?? 0) < effectRetryLimit
+export function effectStillPending(
+  row: Pick<StatusRow, "effect_pending" | "effect_attempts" | "pay_again_until">,
+  effectRetryLimit = Infinity,
+  now = new Date()
+): boolean {
+  // pay again: the order's cancel waits for the grace period; until the shopper acts nothing changes
+  const waiting = row.effect_pending === "cancel_order" && row.pay_again_until && new Date(row.pay_again_until).getTime() > now.getTime()
+  return Boolean(row.effect_pending) && !waiting && (row.effect_attempts ?? 0) < effectRetryLimit
 }
 
 export function toStatusView(row: StatusRow, context: StatusViewContext): PayinStatusView {
@@ -95,7 +105,7 @@ export function toStatusView(row: StatusRow, context: StatusViewContext): PayinS
     service_status: row.status,
     // final once the state is and the store has done what it asks for the order (a paid pay-in's
     // capture): a client that stops polling then has the order's final payment status too
-    final: isFinalShopperState(state) && !effectStillPending(row, context.effectRetryLimit),
+    final: isFinalShopperState(state) && !effectStillPending(row, context.effectRetryLimit, context.now),
     amount: amount ?? "0.00",
     currency: String(text(row.fiat_currency) ?? row.currency_code).toUpperCase(),
     // what the service reports received, when it differs from what was asked (or was recalculated)

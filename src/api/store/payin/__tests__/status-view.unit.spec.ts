@@ -124,6 +124,10 @@ describe("toStatusView", () => {
       state: "expired",
       final: false,
     })
+    // pay again: the cancel waits for the grace period: nothing changes until the shopper acts (final), then it is due again
+    const waiting = { status: "canceled", effect_pending: "cancel_order", effect_attempts: 0, pay_again_until: new Date(NOW.getTime() + 3_600_000) }
+    expect(toStatusView(row(waiting), { now: NOW, effectRetryLimit: 5 })).toMatchObject({ state: "expired", final: true })
+    expect(toStatusView(row({ ...waiting, pay_again_until: new Date(NOW.getTime() - 1) }), { now: NOW, effectRetryLimit: 5 }).final).toBe(false)
   })
 
   it("dates paid_at from the move to closed", () => {
