@@ -146,9 +146,13 @@ storeSpec({ key: KEY, reloadSettings: true }, (h) => {
     await h.placedOrder()
     const lines: string[] = []
     const write = process.stdout.write
-    process.stdout.write = ((chunk: string) => (lines.push(String(chunk)), true)) as typeof process.stdout.write
+    process.stdout.write = ((chunk: string, ...rest: unknown[]) => {
+      lines.push(String(chunk))
+      ;(rest.find((r) => typeof r === "function") as (() => void) | undefined)?.()
+      return true
+    }) as typeof process.stdout.write
     try {
-      await rebuildInsights({ container: getContainer(), args: ["--batch=100", "--check"] })
+      await rebuildInsights({ container: getContainer(), args: ["batch=100", "check"] })
     } finally {
       process.stdout.write = write
     }

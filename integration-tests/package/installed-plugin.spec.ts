@@ -29,7 +29,12 @@ for (const entry of readdirSync(path.join(root, "node_modules"))) {
 }
 writeFileSync(
   path.join(store, "package.json"),
-  JSON.stringify({ name: "payin-test-store", private: true, dependencies: { "medusa-plugin-payin": `file:./${path.basename(tarball)}` } })
+  JSON.stringify({
+    name: "payin-test-store",
+    private: true,
+    // the Medusa CLI runs its commands (medusa exec) only in a project that depends on @medusajs/medusa
+    dependencies: { "@medusajs/medusa": require("@medusajs/medusa/package.json").version, "medusa-plugin-payin": `file:./${path.basename(tarball)}` },
+  })
 )
 writeFileSync(
   path.join(store, "medusa-config.js"),
@@ -51,7 +56,7 @@ afterAll(() => {
 medusaIntegrationTestRunner({
   inApp: true,
   cwd: store,
-  testSuite: ({ api, getContainer, dbConnection }) => {
+  testSuite: ({ api, getContainer, dbConnection, dbConfig }) => {
     describe("the packed plugin installed in a store", () => {
       it("ships only the build, with every export target present", () => {
         const files = execFileSync("find", [".", "-type", "f"], { cwd: pluginDir, encoding: "utf8" }).split("\n")
@@ -108,6 +113,19 @@ medusaIntegrationTestRunner({
         const { data } = await api.get("/admin/payments/payment-providers?limit=100", headers)
         const enabled = data.payment_providers.filter((p: any) => p.is_enabled).map((p: any) => p.id)
         expect(enabled).toEqual(expect.arrayContaining(["pp_payin_rub", "pp_payin_kzt"]))
+      })
+
+      it("runs the insights rebuild command from the installed package with medusa exec", () => {
+        const script = "./node_modules/medusa-plugin-payin/.medusa/server/src/scripts/rebuild-insights.js"
+        const out = execFileSync(path.join(root, "node_modules", ".bin", "medusa"), ["exec", script, "restart", "check"], {
+          cwd: store,
+          encoding: "utf8",
+          env: { ...process.env, DATABASE_URL: dbConfig.clientUrl, NODE_OPTIONS: "" },
+          timeout: 180_000,
+        })
+        expect(out).toContain("payin insights: rebuilding from the first pay-in\n")
+        expect(out).toMatch(/payin insights: rebuilt 0 pay-ins in \d+ s\n/)
+        expect(out).toContain("payin insights: the rollups agree with the ledger (0 pay-ins)\n")
       })
 
       it("migrates the plugin's module from the built migrations", async () => {

@@ -4,17 +4,19 @@ import type PayinModuleService from "../modules/payin/service"
 import { withLock } from "../money-path/lock"
 
 /**
- * `npx medusa exec ./node_modules/medusa-plugin-payin/.medusa/server/src/scripts/rebuild-insights.js [--restart] [--check] [--batch=N]`
+ * `npx medusa exec ./node_modules/medusa-plugin-payin/.medusa/server/src/scripts/rebuild-insights.js [restart] [check] [batch=N]`
  *
  * Rolls the insights up from the ledger (README "Insights"): goes on from where the last run
- * stopped (Ctrl-C stops it after the batch in hand), `--restart` starts over, `--check` compares
+ * stopped (Ctrl-C stops it after the batch in hand), `restart` starts over, `check` compares
  * the rollups with the ledger afterwards (exit code 1 when they differ). Prints its progress every
  * second: pay-ins done, of how many, the rate and the time left.
  */
 export default async function rebuildInsights({ container, args }: ExecArgs): Promise<void> {
   const options = parseArgs(args ?? [])
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
-  const print = (line: string) => process.stdout.write(`${line}\n`)
+  // written before going on: `medusa exec` exits the process as soon as the script returns, and a
+  // pipe's pending writes would be lost
+  const print = (line: string) => new Promise<void>((resolve) => process.stdout.write(`${line}\n`, () => resolve()))
   let stopping = false
   const stop = () => {
     stopping = true
@@ -30,9 +32,9 @@ export default async function rebuildInsights({ container, args }: ExecArgs): Pr
         if (options.restart || (!state.pending && !options.check)) {
           await payin.rollups.restart()
           state = await payin.insights.rebuildState()
-          print("payin insights: rebuilding from the first pay-in")
+          await print("payin insights: rebuilding from the first pay-in")
         } else if (state.pending) {
-          print(`payin insights: going on after ${state.done.toLocaleString("en-US")} pay-ins`)
+          await print(`payin insights: going on after ${state.done.toLocaleString("en-US")} pay-ins`)
         }
         const total = state.done + (state.pending ? await payin.rollups.remaining(state) : 0)
         const started = Date.now()
@@ -44,22 +46,22 @@ export default async function rebuildInsights({ container, args }: ExecArgs): Pr
           if (n === 0) break
           done += n
           if (Date.now() - lastPrint >= 1000) {
-            print(progressLine(done, total, done - state.done, Date.now() - started))
+            await print(progressLine(done, total, done - state.done, Date.now() - started))
             lastPrint = Date.now()
           }
         }
         const after = await payin.insights.rebuildState()
         if (after.pending) {
-          print(`payin insights: stopped after ${after.done.toLocaleString("en-US")} pay-ins; run the command again to go on`)
+          await print(`payin insights: stopped after ${after.done.toLocaleString("en-US")} pay-ins; run the command again to go on`)
         } else if (state.pending) {
-          print(`payin insights: rebuilt ${after.done.toLocaleString("en-US")} pay-ins in ${duration(Date.now() - started)}`)
+          await print(`payin insights: rebuilt ${after.done.toLocaleString("en-US")} pay-ins in ${duration(Date.now() - started)}`)
         }
         if (options.check && !after.pending) {
           const check = await payin.rollups.check()
-          print(
+          await print(
             check.agree
               ? `payin insights: the rollups agree with the ledger (${check.rows.toLocaleString("en-US")} pay-ins)`
-              : `payin insights: the rollups differ from the ledger in ${check.differences} rows: run with --restart`
+              : `payin insights: the rollups differ from the ledger in ${check.differences} rows: run it again with restart`
           )
           if (!check.agree) process.exitCode = 1
         }
@@ -74,14 +76,20 @@ export default async function rebuildInsights({ container, args }: ExecArgs): Pr
 
 export type RebuildOptions = { restart: boolean; check: boolean; batch: number }
 
-/** `--restart`, `--check`, `--batch=N` (100 to 50,000; default 2,000); anything else is refused. */
+/**
+ * `restart`, `check`, `batch=N` (100 to 50,000; default 2,000), also with a leading `--`; anything
+ * else is refused. The Medusa CLI passes `medusa exec <file> <args…>` only as bare words: it refuses
+ * unknown `--options`, and hands nothing after a `--` to the script.
+ */
 export function parseArgs(args: string[]): RebuildOptions {
   const options: RebuildOptions = { restart: false, check: false, batch: 2000 }
-  for (const arg of args) {
-    if (arg === "--restart") options.restart = true
-    else if (arg === "--check") options.check = true
-    else if (/^--batch=\d+$/.test(arg) && Number(arg.slice(8)) >= 100 && Number(arg.slice(8)) <= 50_000) options.batch = Number(arg.slice(8))
-    else throw new Error(`rebuild-insights: unknown argument ${arg} (use --restart, --check, --batch=100..50000)`)
+  for (const raw of args) {
+    const arg = raw.replace(/^--/, "")
+    const batch = /^batch=(\d+)$/.exec(arg)
+    if (arg === "restart") options.restart = true
+    else if (arg === "check") options.check = true
+    else if (batch && Number(batch[1]) >= 100 && Number(batch[1]) <= 50_000) options.batch = Number(batch[1])
+    else throw new Error(`rebuild-insights: unknown argument ${raw} (use restart, check, batch=100..50000)`)
   }
   return options
 }

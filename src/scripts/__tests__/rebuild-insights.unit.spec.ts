@@ -1,11 +1,12 @@
 import { duration, parseArgs, progressLine } from "../rebuild-insights"
 
 describe("rebuild-insights command", () => {
-  it("takes --restart, --check and --batch=N, and refuses anything else", () => {
+  it("takes restart, check and batch=N (as medusa exec passes them, or with --), and refuses anything else", () => {
     expect(parseArgs([])).toEqual({ restart: false, check: false, batch: 2000 })
+    expect(parseArgs(["restart", "check", "batch=500"])).toEqual({ restart: true, check: true, batch: 500 })
     expect(parseArgs(["--restart", "--check", "--batch=500"])).toEqual({ restart: true, check: true, batch: 500 })
-    expect(() => parseArgs(["--batch=10"])).toThrow(/unknown argument --batch=10/)
-    expect(() => parseArgs(["--force"])).toThrow(/use --restart, --check, --batch=100..50000/)
+    expect(() => parseArgs(["batch=10"])).toThrow(/unknown argument batch=10/)
+    expect(() => parseArgs(["--force"])).toThrow(/use restart, check, batch=100..50000/)
   })
 
   it("prints pay-ins done, of how many, the rate and the time left", () => {
