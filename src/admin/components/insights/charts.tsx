@@ -26,21 +26,44 @@ export function dailySeries(figures: Insights): { days: number[]; amounts: numbe
 
 type UPlot = typeof uPlot
 let library: Promise<UPlot> | null = null
-/** uPlot, loaded once, on the first chart drawn. */
-const loadUPlot = (): Promise<UPlot> => (library ??= import("uplot").then((m) => m.default))
+/** The layout rules of uPlot's stylesheet (uPlot.min.css, MIT): the rest is the admin's own look. */
+const UPLOT_CSS =
+  ".uplot,.uplot *{box-sizing:border-box}.uplot{line-height:1.5;width:min-content}.u-wrap{position:relative;user-select:none}" +
+  ".u-over,.u-under{position:absolute}.u-under{overflow:hidden}.uplot canvas{display:block;position:relative;width:100%;height:100%}" +
+  ".u-axis{position:absolute}.u-legend{display:none}"
+
+/** uPlot, loaded on the first chart drawn (its layout rules put in the page once). */
+const loadUPlot = (): Promise<UPlot> =>
+  (library ??= import("uplot").then((m) => {
+    if (!document.getElementById("payin-uplot-css")) {
+      const style = document.createElement("style")
+      style.id = "payin-uplot-css"
+      style.textContent = UPLOT_CSS
+      document.head.appendChild(style)
+    }
+    return m.default
+  }))
 
 /** A chart drawn into the returned element once uPlot is loaded, and again when `deps` change. */
-function useChart(make: (U: UPlot, el: HTMLDivElement, width: number) => uPlot, deps: unknown[]) {
+function useChart(make: (U: UPlot, el: HTMLDivElement, width: number) => uPlot, failed: string, deps: unknown[]) {
   const ref = useRef<HTMLDivElement>(null)
   useEffect(() => {
     let chart: uPlot | null = null
     let gone = false
-    loadUPlot().then((U) => {
-      const el = ref.current
-      if (gone || !el) return
-      chart = make(U, el, Math.max(320, el.clientWidth))
-      el.dataset.drawn = "true"
-    })
+    loadUPlot()
+      .then((U) => {
+        const el = ref.current
+        if (gone || !el) return
+        chart = make(U, el, Math.max(320, el.clientWidth))
+        el.dataset.drawn = "true"
+      })
+      .catch((error: unknown) => {
+        library = null // the next draw tries again
+        if (!gone && ref.current) {
+          ref.current.dataset.drawn = "failed"
+          ref.current.textContent = `${failed} (${error instanceof Error ? error.message : String(error)})`
+        }
+      })
     return () => {
       gone = true
       chart?.destroy()
@@ -63,13 +86,15 @@ export function InsightCharts({ figures }: { figures: Insights }) {
           height: 220,
           legend: { show: false },
           cursor: { show: false },
-          scales: { x: { time: true } },
+          // half a day either side: bars for the first and last days, one day drawn as a day
+          scales: { x: { time: true, range: [daily.days[0] - DAY / 2, daily.days[daily.days.length - 1] + DAY / 2] } },
           axes: [{}, { values: (_u, ticks) => ticks.map((v) => new Intl.NumberFormat(i18n.language, { notation: "compact" }).format(v)) }],
           series: [{}, { label: daily.currency?.toUpperCase() ?? "", stroke: BLUE, fill: `${BLUE}55`, paths: bars(U), points: { show: false } }],
         },
         [daily.days, daily.amounts],
         el
       ),
+    t("payin.insights.chartFailed"),
     [figures, i18n.language]
   )
   const conversion = useChart(
@@ -90,6 +115,7 @@ export function InsightCharts({ figures }: { figures: Insights }) {
         [banks.map((_b, i) => i), banks.map((b) => Math.round((b.conversion ?? 0) * 1000) / 10)],
         el
       ),
+    t("payin.insights.chartFailed"),
     [figures, i18n.language]
   )
   return (
