@@ -7,6 +7,8 @@ import type uPlot from "uplot"
 import type { Insights } from "../../lib/api"
 
 const DAY = 86_400
+/** What both charts share: the size, no legend (the caption says it), no cursor. */
+const frame = (width: number) => ({ width, height: 220, legend: { show: false }, cursor: { show: false } })
 const BLUE = "#3b82f6"
 const GREEN = "#10b981"
 
@@ -82,10 +84,7 @@ export function InsightCharts({ figures }: { figures: Insights }) {
     (U, el, width) =>
       new U(
         {
-          width,
-          height: 220,
-          legend: { show: false },
-          cursor: { show: false },
+          ...frame(width),
           // half a day either side: bars for the first and last days, one day drawn as a day
           scales: { x: { time: true, range: [daily.days[0] - DAY / 2, daily.days[daily.days.length - 1] + DAY / 2] } },
           axes: [{}, { values: (_u, ticks) => ticks.map((v) => new Intl.NumberFormat(i18n.language, { notation: "compact" }).format(v)) }],
@@ -101,10 +100,7 @@ export function InsightCharts({ figures }: { figures: Insights }) {
     (U, el, width) =>
       new U(
         {
-          width,
-          height: 220,
-          legend: { show: false },
-          cursor: { show: false },
+          ...frame(width),
           scales: { x: { time: false, range: [-0.5, Math.max(banks.length - 0.5, 0.5)] }, y: { range: [0, 100] } },
           axes: [
             { values: (_u, ticks) => ticks.map((v) => (Number.isInteger(v) ? (banks[v]?.key ?? "") : "")), splits: () => banks.map((_b, i) => i) },

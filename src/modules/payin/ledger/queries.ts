@@ -100,32 +100,23 @@ export function ledgerWhere(filters: Omit<LedgerFilters, "limit" | "offset" | "c
   if (filters.hasFlags) {
     where.push("flag_kinds is not null")
   }
-  if (filters.providerId) {
-    where.push("provider_id = ?")
-    bindings.push(filters.providerId)
-  }
-  if (filters.bank) {
-    where.push("bank = ?")
-    bindings.push(filters.bank)
-  }
-  if (filters.method) {
-    where.push("method = ?")
-    bindings.push(filters.method)
+  // one condition per filter given, with its value bound
+  const conditions: [unknown, string][] = [
+    [filters.providerId, "provider_id = ?"],
+    [filters.bank, "bank = ?"],
+    [filters.method, "method = ?"],
+    [filters.createdFrom, "created_at >= ?"],
+    [filters.createdBefore, "created_at < ?"],
+    [filters.orderId, "order_id = ?"],
+  ]
+  for (const [value, sql] of conditions) {
+    if (value) {
+      where.push(sql)
+      bindings.push(value)
+    }
   }
   if (filters.paid !== undefined) {
     where.push(filters.paid ? "paid_at is not null" : "paid_at is null")
-  }
-  if (filters.createdFrom) {
-    where.push("created_at >= ?")
-    bindings.push(filters.createdFrom)
-  }
-  if (filters.createdBefore) {
-    where.push("created_at < ?")
-    bindings.push(filters.createdBefore)
-  }
-  if (filters.orderId) {
-    where.push("order_id = ?")
-    bindings.push(filters.orderId)
   }
   if (filters.paymentCollectionIds?.length) {
     where.push("payment_collection_id = any(?::text[])")
