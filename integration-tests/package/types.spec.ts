@@ -318,7 +318,7 @@ function typedSubpaths(): [string, string][] {
   const files = shippedFiles()
   const out = new Map<string, string>()
   for (const [key, target] of Object.entries<any>(pkg.exports)) {
-    if (typeof target !== "object" || !target.types) continue
+    if (typeof target !== "object" || target === null || !target.types) continue
     const [before, after] = target.types.slice(2).split("*")
     const names =
       after === undefined
@@ -337,7 +337,7 @@ describe("the packed plugin's declarations", () => {
   it("gives every public export a types condition, first, to a shipped .d.ts (all but the admin bundle)", () => {
     const files = new Set(shippedFiles())
     for (const [key, target] of Object.entries<any>(pkg.exports)) {
-      if (key === "./package.json" || key === "./admin") continue
+      if (key === "./package.json" || key === "./admin" || target === null) continue
       expect([key, Object.keys(target)]).toEqual([key, ["types", "default"]])
       expect([key, target.types.endsWith(".d.ts"), target.default.endsWith(".js")]).toEqual([key, true, true])
       if (!key.includes("*")) expect([key, files.has(target.types.slice(2))]).toEqual([key, true])
