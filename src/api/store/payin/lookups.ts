@@ -4,7 +4,7 @@ import { getOrderDetailWorkflow } from "@medusajs/medusa/core-flows"
 import type PayinModuleService from "../../../modules/payin/service"
 import type { LedgerRow } from "../../../modules/payin/service"
 import type { PayinOrderView } from "../../../storefront/types"
-import { pickCurrentRow } from "./scope"
+import { newestFirst } from "./scope"
 
 /**
  * What the store routes read about carts and orders: only the columns they need (never the
@@ -99,19 +99,18 @@ export async function orderView(scope: MedusaContainer, orderId: string): Promis
 }
 
 /**
- * The pay-in to show for a cart or order: among the ledger rows of its payment collections (and,
- * for an order, the rows carrying its id), the newest whose session Medusa did not delete (the
- * current one), else the newest (a cart changed after its session: that pay-in is shown as over).
+ * The pay-ins of a cart or order: the ledger rows of its payment collections and, for an order, the
+ * rows carrying its id; newest first, each once.
  */
-export async function currentLedgerRow(
+export async function ledgerRowsOf(
   payin: PayinModuleService,
   where: { paymentCollectionIds: string[]; orderId?: string | null }
-): Promise<LedgerRow | null> {
+): Promise<LedgerRow[]> {
   const lists = await Promise.all([
     where.paymentCollectionIds.length
-      ? payin.queries.list({ paymentCollectionIds: where.paymentCollectionIds, limit: 50 })
+      ? payin.queries.list({ paymentCollectionIds: [...new Set(where.paymentCollectionIds)], limit: 50 })
       : { rows: [] as LedgerRow[] },
     where.orderId ? payin.queries.list({ orderId: where.orderId, limit: 50 }) : { rows: [] as LedgerRow[] },
   ])
-  return pickCurrentRow(lists.flatMap((l) => l.rows))
+  return newestFirst(lists.flatMap((l) => l.rows))
 }

@@ -4,7 +4,7 @@ import type { LedgerRow } from "../../../modules/payin/service"
 import { type PayAgainRefusal, payAgainRefusal } from "../../../money-path/pay-again"
 import { instanceIdOf } from "../../../provider-id"
 import type { PayinOrderView } from "../../../storefront/types"
-import { orderView } from "./lookups"
+import { ledgerRowsOf, orderView } from "./lookups"
 
 /** Payment statuses Medusa computes for an order whose money arrived (all or part): nothing to pay again. */
 const PAID_STATUSES = new Set(["authorized", "partially_authorized", "captured", "partially_captured", "partially_refunded", "refunded"])
@@ -20,22 +20,21 @@ export type PayAgainState = {
   until: Date | null
 }
 
-/** The pay-ins of an order (its payment collections' and those linked to it), newest first, and what pay again may do. */
+/**
+ * Where an order stands for pay again: its pay-ins (`rows`, newest first, as ledgerRowsOf reads
+ * them: read here when not given) and the refusal or the grace period's end.
+ */
 export async function payAgainState(
   scope: MedusaContainer,
   payin: PayinModuleService,
   order: { id: string; payment_collection_ids: string[] },
-  now = Date.now()
+  now = Date.now(),
+  given?: LedgerRow[]
 ): Promise<PayAgainState> {
-  const [view, byCollection, byOrder] = await Promise.all([
+  const [view, rows] = await Promise.all([
     orderView(scope, order.id),
-    order.payment_collection_ids.length ? payin.ledger.ofCollections(order.payment_collection_ids) : Promise.resolve([] as LedgerRow[]),
-    payin.queries.list({ orderId: order.id, limit: 50 }).then((l) => l.rows),
+    given ?? ledgerRowsOf(payin, { paymentCollectionIds: order.payment_collection_ids, orderId: order.id }),
   ])
-  const seen = new Set<string>()
-  const rows = [...byCollection, ...byOrder]
-    .filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)))
-    .sort((a, b) => time(b.created_at) - time(a.created_at) || (a.id < b.id ? 1 : -1))
   const latest = rows[0] ?? null
   const instanceId = latest ? instanceIdOf(latest.provider_id) : null
   const options = instanceId ? await payin.settings.providerOptions(instanceId) : null
@@ -48,5 +47,3 @@ export async function payAgainState(
   })
   return { order: view, rows, latest, refusal, until }
 }
-
-const time = (value: unknown): number => (value instanceof Date ? value.getTime() : new Date(value as string).getTime() || 0)

@@ -8,27 +8,32 @@ export function inSalesChannels(salesChannelId: string | null | undefined, keyCh
   return Boolean(salesChannelId && keyChannels.includes(salesChannelId))
 }
 
-/**
- * The newest row whose payment Medusa captured, else the newest whose session Medusa did not
- * delete and whose creation did not fail (the current pay-in), else the newest whose session Medusa did not delete, else the newest (the cart changed
- * after its only session: that pay-in is shown as over); null for none. A failed creation is
- * passed over while a live pay-in exists: Medusa restores the collection's previous session when
- * creating a new one fails, and the provider re-attaches that session's pay-in, which is older.
- */
-export function pickCurrentRow<
-  R extends { id: string; created_at?: unknown; session_deleted_at?: unknown; status?: unknown; captured_at?: unknown },
->(
-  rows: R[]
-): R | null {
+type PayinRowLike = { id: string; created_at?: unknown; session_deleted_at?: unknown; status?: unknown; captured_at?: unknown }
+
+/** Rows without repeats (by id), newest first (created_at, then id). */
+export function newestFirst<R extends PayinRowLike>(rows: R[]): R[] {
   const seen = new Set<string>()
-  const unique = rows.filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)))
-  const newestFirst = unique.sort((a, b) => time(b.created_at) - time(a.created_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+  return rows
+    .filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true)))
+    .sort((a, b) => time(b.created_at) - time(a.created_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+}
+
+/**
+ * The current pay-in among rows: the newest whose payment Medusa captured (a late payment into an
+ * ended one, attached to a new session); else the newest whose session Medusa did not delete and
+ * whose creation did not fail; else the newest whose session Medusa did not delete; else the newest
+ * (the cart changed after its only session: that pay-in is shown as over); null for none. A failed
+ * creation is passed over while a live pay-in exists: Medusa restores the collection's previous
+ * session when creating a new one fails, and the provider re-attaches that session's pay-in, which
+ * is older.
+ */
+export function pickCurrentRow<R extends PayinRowLike>(rows: R[]): R | null {
+  const sorted = newestFirst(rows)
   return (
-    // the pay-in that paid the order (a late payment into an ended one, attached to a new session)
-    newestFirst.find((r) => !r.session_deleted_at && r.captured_at) ??
-    newestFirst.find((r) => !r.session_deleted_at && r.status !== "failed") ??
-    newestFirst.find((r) => !r.session_deleted_at) ??
-    newestFirst[0] ??
+    sorted.find((r) => !r.session_deleted_at && r.captured_at) ??
+    sorted.find((r) => !r.session_deleted_at && r.status !== "failed") ??
+    sorted.find((r) => !r.session_deleted_at) ??
+    sorted[0] ??
     null
   )
 }

@@ -2,9 +2,10 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import type PayinModuleService from "../../../modules/payin/service"
 import type { LedgerRow } from "../../../modules/payin/service"
 import type { PayinStatusResponse } from "../../../storefront/types"
-import { cartIdOfOrder, currentLedgerRow, orderView } from "./lookups"
+import { cartIdOfOrder, ledgerRowsOf, orderView } from "./lookups"
 import { isPayable } from "../../../money-path/pay-again"
 import { payAgainState } from "./pay-again-state"
+import { pickCurrentRow } from "./scope"
 import { StatusRow, toStatusView } from "./status-view"
 
 /**
@@ -24,15 +25,18 @@ export async function statusBody(
   }
 ): Promise<PayinStatusResponse> {
   const { cartId, orderId, collectionIds, refresh } = where
-  let row = await currentLedgerRow(payin, { paymentCollectionIds: [...new Set(collectionIds)], orderId })
+  let rows = await ledgerRowsOf(payin, { paymentCollectionIds: collectionIds, orderId })
+  let row = pickCurrentRow(rows)
   if (row && refresh) {
-    row = await refresh(scope, payin, row)
+    const refreshed = await refresh(scope, payin, row)
+    rows = rows.map((r) => (r.id === refreshed.id ? refreshed : r))
+    row = refreshed
   }
   const now = new Date()
   // read after the refresh: a lookup that found the pay-in paid has captured the order
   // only for a pay-in that ended unpaid: a payable or paid one has nothing to pay again
   const ended = row && !row.paid_at && !isPayable(row, now.getTime())
-  const again = orderId && ended ? await payAgainState(scope, payin, { id: orderId, payment_collection_ids: collectionIds }, now.getTime()) : null
+  const again = orderId && ended ? await payAgainState(scope, payin, { id: orderId, payment_collection_ids: collectionIds }, now.getTime(), rows) : null
   return {
     cart_id: cartId,
     order: again ? again.order : orderId ? await orderView(scope, orderId) : null,
