@@ -114,8 +114,10 @@ export type MedusaSessionStatus = "authorized" | "pending_authorization" | "canc
  * shopper can start again; `failed` is an error. A pay-in that was paid stays `authorized` through
  * a later dispute.
  *
- * Never `captured`: Medusa answers that by capturing the whole session amount at once, whatever
- * amount comes later, so an underpaid pay-in would be booked as paid in full.
+ * Never `captured` from here: Medusa answers that by capturing the whole session amount at once,
+ * whatever amount comes later, so an underpaid pay-in would be booked as paid in full. (The
+ * provider answers `captured` only to the money path's own authorize of a pay-in whose whole
+ * session amount arrived: providers/payin/answer.ts, capturedAnswer.)
  */
 export function sessionStatusOf(status: LedgerStatus, { paid = false } = {}): MedusaSessionStatus {
   if (status === "closed" || paid) return "authorized"

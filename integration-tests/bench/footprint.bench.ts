@@ -229,6 +229,8 @@ type Boot = {
   externalMb: number
   /** every file in the main process's require.cache when the probe answered */
   modules: string[]
+  /** right after that GC: each V8 space's committed and used bytes (v8.getHeapSpaceStatistics) */
+  spaces: Record<string, { size: number; used: number }>
   processes: number
   names: string
 }
@@ -296,7 +298,7 @@ async function boot(plugin: boolean, role: Role, extraEnv: Record<string, string
         return "gone"
       }
     })
-    return { startS, cpuS, rssMb: rss, heapMb, rssAfterGcMb, heapTotalMb, externalMb, modules: probe?.modules ?? [], processes: pids.length, names: names.join("+") }
+    return { startS, cpuS, rssMb: rss, heapMb, rssAfterGcMb, heapTotalMb, externalMb, modules: probe?.modules ?? [], spaces: probe?.spaces ?? {}, processes: pids.length, names: names.join("+") }
   } finally {
     if (child.exitCode === null && child.signalCode === null) {
       const gone = new Promise((r) => child.once("exit", r))
@@ -332,8 +334,20 @@ function resultLines(label: string, on: Boot[], off: Boot[]): string[] {
     `  live V8 heap after a full GC: ${mb(m(on, "heapMb"))} vs ${mb(m(off, "heapMb"))}, extra ${signed(extraHeap, 1)} MB; ` +
       `main process RSS right after that GC ${mb(m(on, "rssAfterGcMb"))} vs ${mb(m(off, "rssAfterGcMb"))}, extra ${signed(extraRssAfterGc, 1)} MB ` +
       `(V8 heap committed ${extra("heapTotalMb")} MB, external ${extra("externalMb")} MB)`,
+    `  ${spacesLine(on, off)}`,
     `  ${loadedLine(on[0], off[0])}`,
   ]
+}
+
+/** Where V8's committed heap grows: each space's extra committed (and used) MB after the full GC, medians. */
+function spacesLine(on: Boot[], off: Boot[]): string {
+  const names = [...new Set([...on, ...off].flatMap((r) => Object.keys(r.spaces)))]
+  const of = (runs: Boot[], name: string, key: "size" | "used") => median(runs.map((r) => (r.spaces[name]?.[key] ?? 0) / 1048576))
+  const parts = names
+    .map((name) => ({ name, size: of(on, name, "size") - of(off, name, "size"), used: of(on, name, "used") - of(off, name, "used") }))
+    .filter((p) => Math.abs(p.size) >= 0.05 || Math.abs(p.used) >= 0.05)
+    .map((p) => `${p.name} ${signed(p.size, 1)} (used ${signed(p.used, 1)})`)
+  return `V8 spaces after that GC, extra committed MB: ${parts.join(", ") || "none"}`
 }
 
 /**
@@ -450,9 +464,13 @@ process.on("SIGUSR2", () => {
   if (global.gc) global.gc()
   const now = process.memoryUsage()
   const modules = Object.keys(require.cache)
+  // V8's spaces after that GC: which of them the committed heap's growth is in
+  const spaces = Object.fromEntries(
+    require("v8").getHeapSpaceStatistics().map((sp) => [sp.space_name, { size: sp.space_size, used: sp.space_used_size }])
+  )
   // written aside and renamed: the reader waits for the file, and must never see half of it
   const fs = require("fs")
-  fs.writeFileSync(process.env.FOOTPRINT_PROBE_OUT + ".tmp", JSON.stringify({ ...now, heapUsedBeforeGc: before, modules }))
+  fs.writeFileSync(process.env.FOOTPRINT_PROBE_OUT + ".tmp", JSON.stringify({ ...now, heapUsedBeforeGc: before, modules, spaces }))
   fs.renameSync(process.env.FOOTPRINT_PROBE_OUT + ".tmp", process.env.FOOTPRINT_PROBE_OUT)
 })
 `
@@ -557,7 +575,7 @@ it("measures what the plugin adds to a store's start-up and memory", async () =>
     off: () => boot(false, "shared", {}),
   })
   // the figures of every boot (the module lists are summed up in the result lines)
-  const figures = (boots: Boot[]) => JSON.stringify(boots.map(({ modules, ...rest }) => ({ ...rest, modules: modules.length })))
+  const figures = (boots: Boot[]) => JSON.stringify(boots.map(({ modules, spaces, ...rest }) => ({ ...rest, modules: modules.length })))
   log(`one process: on ${figures(single.on)} off ${figures(single.off)}`)
 
   redis = await startRedis(log)

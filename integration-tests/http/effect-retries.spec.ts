@@ -35,7 +35,7 @@ storeSpec({ key: KEY, events: true, beforeReset: resume }, (h) => {
   /** The ledger row as stored, with the seconds until its effect is due again. */
   const ledgerRow = async (id: string) =>
     (await sql(`select *, extract(epoch from next_effect_at - now())::float as due_in from payin_transaction where id = ?`, [id]))[0]
-  const order = (orderId: string) => h.order(orderId)
+  const order = (orderId: string, fields?: string) => h.order(orderId, fields)
   /** What Medusa booked for a session: its payments and the captures of each. */
   const paymentsOf = (sessionId: string) => h.paymentsOf(sessionId, ["id", "amount", "captured_at", "captures.amount"])
   const capturedTotal = (payments: any[]) => payments.flatMap((p) => p.captures ?? []).reduce((sum, c) => sum + Number(c.amount), 0)
@@ -158,6 +158,47 @@ storeSpec({ key: KEY, events: true, beforeReset: resume }, (h) => {
       expect(data.result).toMatchObject({ effects: expect.arrayContaining(["order_canceled", "ended"]), effectPending: false })
       expect(await ledgerRow(ledgerId)).toMatchObject({ effect_pending: null, next_effect_at: null })
       expect((await order(orderId)).status).toBe("canceled")
+    })
+    // Medusa never takes back a capture whose order transaction failed (its capture workflow has
+    // no compensation for it): a pay-in paid in full is captured by the one-step authorize, one
+    // paid in part by Medusa's capture workflow; either way the retry writes the transaction once.
+    it.each([
+      ["paid in full (the Payment made and captured in one Medusa transaction)", 1],
+      ["underpaid (Medusa's capture workflow)", 0.5],
+    ])("%s, the order's transaction failing: the retry writes it once, and the order's paid total is right", async (_, share) => {
+      const { ledgerId, orderId, session, payin: tx } = await placedOrder()
+      const received = Number((Number(tx.fiatAmount) * share).toFixed(2))
+      const withSummary = "id,payment_status,*transactions,summary"
+      const captureTransactions = (o: any) => (o.transactions ?? []).filter((t: any) => t.reference === "capture")
+      const closed = JSON.stringify({ ...sandbox.transaction(tx.id), status: "closed", fiatAmount: received.toFixed(2) })
+      await blocking("order_transaction", async () => {
+        // recorded, its effect still pending
+        expect((await postWebhook(closed)).status).toBe(202)
+      })
+      const payments = await paymentsOf(session.id)
+      expect(payments).toHaveLength(1)
+      expect(capturedTotal(payments)).toBe(received)
+      expect(await ledgerRow(ledgerId)).toMatchObject({ status: "closed", effect_pending: "capture", effect_attempts: 1 })
+      expect(captureTransactions(await order(orderId, withSummary))).toHaveLength(0)
+
+      // the retry, when due: nothing is captured again, the order's transaction is written
+      await sql("update payin_transaction set next_effect_at = now() - interval '1 second' where id = ?", [ledgerId])
+      expect(await reconcilePayins(getContainer(), { olderThanSeconds: 0 })).toMatchObject({ effectsRetried: 1, effectsDone: 1 })
+      expect(await ledgerRow(ledgerId)).toMatchObject({ effect_pending: null, effect_attempts: 0 })
+      expect((await ledgerRow(ledgerId)).captured_at).not.toBeNull()
+      // once: a forced run of the settled effect and the callback again change nothing
+      await applyPendingEffect(getContainer(), ledgerId, { force: true })
+      expect((await postWebhook(closed)).status).toBe(200)
+      const paid = await order(orderId, withSummary)
+      expect(paid.payment_status).toBe(share === 1 ? "captured" : "partially_captured")
+      const written = captureTransactions(paid)
+      expect(written).toHaveLength(1)
+      expect(written[0]).toMatchObject({ reference_id: payments[0].captures[0].id })
+      expect(Number(written[0].amount)).toBe(received)
+      expect(Number(paid.summary.paid_total)).toBe(received)
+      const again = await paymentsOf(session.id)
+      expect(again).toHaveLength(1)
+      expect(again[0].captures).toHaveLength(1)
     })
   })
 

@@ -1,20 +1,22 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { Modules, PaymentActions } from "@medusajs/framework/utils"
+import { Modules, PaymentActions, PaymentEvents } from "@medusajs/framework/utils"
 import { cancelOrderWorkflow, capturePaymentWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
 import { errorMessage } from "../client/errors"
 import type { EffectAnnouncement, EffectOutcomeRecord } from "../modules/payin/ledger/effects"
 import { EffectFencedError } from "../modules/payin/ledger/errors"
 import type { LedgerRow } from "../modules/payin/ledger/types"
-import { capturableAmount, gt, lt, remainingToCapture } from "../money"
+import { type AmountInput, capturableAmount, eq, gt, lt, remainingToCapture } from "../money"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import type { PayinFlag } from "../status"
 import { type LockHold, LockLostError, withLock } from "./lock"
 import { decideEnd } from "./pay-again"
+import { CAPTURE_ON_AUTHORIZE_KEY } from "../providers/payin/answer"
 import { pauseForTests } from "./test-pause"
 import {
   type SessionInfo,
   capturedOf,
+  capturedOnAuthorizeOf,
   loadOrder,
   loadSession,
   orderAwaitingPayment,
@@ -190,7 +192,7 @@ async function captureOne(container: MedusaContainer, payin: PayinModuleService,
   // Capture up to what arrived, less what Medusa captured already (another path, an admin): the
   // provider's capturePayment refuses anything beyond it, so no path books the difference twice.
   const rest = remainingToCapture(amount, session.capturedAmount)
-  const { orderId, captured, sessionGone } = await book(container, session, rest, row.id, run)
+  const { orderId, captured, sessionGone } = await book(container, session, rest, { ledgerId: row.id, currency: row.currency_code }, run)
   const booked = !lt(captured, amount)
   if (orderId && booked) {
     effects.push("captured")
@@ -222,17 +224,30 @@ async function book(
   container: MedusaContainer,
   session: SessionInfo,
   rest: string,
-  ledgerId: string,
+  { ledgerId, currency }: { ledgerId: string; currency: string },
   run: Run
 ): Promise<{ orderId: string | null; captured: string; sessionGone: boolean }> {
   if (gt(rest, 0)) {
     await pauseForTests(container, "capture", ledgerId)
     await run.guard()
     if (session.orderId) {
-      // the order is placed: Medusa authorizes the session (its Payment, answered from the
-      // ledger) and captures it, the steps processPaymentWorkflow takes for a placed order, without
-      // its cart lookups and cart lock (there is no cart left to complete)
-      const paymentId = session.paymentId ?? (await authorizeSession(container, session.id))
+      // The order is placed. The whole session amount arrived and Medusa has no Payment yet (the
+      // usual case): one authorize makes the Payment and captures it in one Medusa transaction
+      // (the provider answers `captured` to this call only, and marks the Payment as this
+      // pay-in's), then the order's transaction for the capture, as Medusa's capture workflow
+      // writes it. Otherwise Medusa authorizes the session
+      // (its Payment, answered from the ledger) and captures `rest` with capturePaymentWorkflow:
+      // the steps processPaymentWorkflow takes for a placed order, without its cart lookups and
+      // cart lock (there is no cart left to complete).
+      const whole = !session.paymentId && eq(rest, session.amount as AmountInput)
+      const payment = session.paymentId
+        ? { id: session.paymentId }
+        : await authorizeSession(container, session.id, whole ? { [CAPTURE_ON_AUTHORIZE_KEY]: { ledger_id: ledgerId, amount: rest } } : {})
+      if (capturedOnAuthorizeOf(payment) === ledgerId) {
+        const captured = await recordOrderCaptures(container, session.orderId, payment.id, currency)
+        if (captured !== null) return { orderId: session.orderId, captured, sessionGone: false }
+      }
+      const paymentId = payment.id
       await run.guard()
       const { result } = await capturePaymentWorkflow(container).run({ input: { payment_id: paymentId, amount: rest as unknown as number } })
       return { orderId: session.orderId, captured: capturedOf(result), sessionGone: false }
@@ -243,6 +258,10 @@ async function book(
     })
   }
   const after = await loadSession(container, session.id)
+  if (after?.orderId && after.paymentId && gt(after.capturedAmount, 0)) {
+    // captured by an earlier run that stopped before the order's transaction for it was written
+    await recordOrderCaptures(container, after.orderId, after.paymentId, currency)
+  }
   return {
     orderId: after?.orderId ?? (await orderOfCart(container, session.cartId)),
     captured: after ? after.capturedAmount : ((await paymentOfSession(container, session.id))?.captured_amount ?? "0"),
@@ -352,9 +371,51 @@ async function announcement(
   return { notice, notify }
 }
 
-/** Authorizes a payment session in Medusa's Payment Module: its Payment's id (thrown when none was made). */
-async function authorizeSession(container: MedusaContainer, sessionId: string): Promise<string> {
-  const payment = await container.resolve(Modules.PAYMENT).authorizePaymentSession(sessionId, {})
+/** Authorizes a payment session in Medusa's Payment Module: its Payment (thrown when none was made). */
+async function authorizeSession(
+  container: MedusaContainer,
+  sessionId: string,
+  context: Record<string, unknown>
+): Promise<{ id: string; data?: Record<string, unknown> | null }> {
+  const payment = await container.resolve(Modules.PAYMENT).authorizePaymentSession(sessionId, context)
   if (!payment?.id) throw new Error(`Medusa made no payment when authorizing session ${sessionId}`)
-  return payment.id
+  return payment
+}
+
+/**
+ * The order's transactions for the money path's captures of a payment, as Medusa's capture
+ * workflow writes them (addOrderTransactionStep: one per capture, `reference: "capture"`, never
+ * twice; they make the order's paid total), and Medusa's `payment.captured` when any was missing.
+ * The money path's captures are the ones no user signed (`created_by`): made by its one-step
+ * authorize, or by capturePaymentWorkflow when a run stopped before that workflow's own
+ * transaction step (Medusa never compensates a capture). A user's capture from the admin is left
+ * to its own workflow. What all of the payment's captures sum to; null when it has none.
+ */
+async function recordOrderCaptures(container: MedusaContainer, orderId: string, paymentId: string, currency: string): Promise<string | null> {
+  const payments = container.resolve(Modules.PAYMENT)
+  const captures = await payments.listCaptures({ payment_id: paymentId }, { select: ["id", "amount", "raw_amount", "created_by"] })
+  if (!captures.length) return null
+  const ours = captures.filter((c) => !c.created_by)
+  const orders = container.resolve(Modules.ORDER)
+  const existing = ours.length
+    ? await orders.listOrderTransactions(
+        { order_id: orderId, reference: "capture", reference_id: ours.map((c) => c.id) },
+        { select: ["reference_id"] }
+      )
+    : []
+  const written = new Set(existing.map((t) => t.reference_id))
+  const missing = ours.filter((c) => !written.has(c.id))
+  if (missing.length) {
+    await orders.addOrderTransactions(
+      missing.map((c) => ({
+        order_id: orderId,
+        amount: ((c as { raw_amount?: unknown }).raw_amount ?? c.amount) as number,
+        currency_code: currency,
+        reference: "capture",
+        reference_id: c.id,
+      }))
+    )
+    await container.resolve(Modules.EVENT_BUS).emit({ name: PaymentEvents.CAPTURED, data: { id: paymentId } })
+  }
+  return capturedOf({ captures: captures as { raw_amount?: unknown; amount?: unknown }[] })
 }

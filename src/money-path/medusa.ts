@@ -1,6 +1,7 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { type SessionAmountRow, add, gt, parseDecimal, sameAmount, sessionAmount, toPlain } from "../money"
+import { CAPTURED_ON_AUTHORIZE_MARK } from "../providers/payin/answer"
 import { REATTACH_PAID_KEY } from "../providers/payin/creation"
 
 /** What the money path reads of Medusa about a payment session: its collection, cart, order, payment. */
@@ -89,6 +90,12 @@ export async function loadSession(
     capturedAmount: sumOf((session.payment?.captures ?? []).map((c) => c.raw_amount)),
     collectionCapturedAmount: sumOf([session.payment_collection?.raw_captured_amount]),
   }
+}
+
+/** The pay-in whose money path's authorize captured this Payment when it made it (its mark on the Payment's data), or null. */
+export function capturedOnAuthorizeOf(payment: { data?: Record<string, unknown> | null } | null | undefined): string | null {
+  const mark = payment?.data?.[CAPTURED_ON_AUTHORIZE_MARK]
+  return typeof mark === "string" ? mark : null
 }
 
 /** An order's status, read through the order module. */

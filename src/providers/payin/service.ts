@@ -32,7 +32,7 @@ import type PayinModuleService from "../../modules/payin/service"
 import type { LedgerRow } from "../../modules/payin/service"
 import { PAYIN_PROVIDER_IDENTIFIER, payinProviderId } from "../../provider-id"
 import { LEDGER_ONLY_STATUSES } from "../../status"
-import { CANCELED_MESSAGE, sessionAnswer } from "./answer"
+import { CANCELED_MESSAGE, capturedAnswer, sessionAnswer } from "./answer"
 import { payinError } from "./payin-error"
 import { buildPayinRequest, toMedusaError } from "./request"
 import { PayinSessionData, toSessionData } from "./session-data"
@@ -264,7 +264,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     if (!row) {
       return { status: "error", data: { ...data, error_message: "The pay-in could not be found" } }
     }
-    return sessionAnswer(row, data)
+    return capturedAnswer(row, data, input.context as Data | undefined) ?? sessionAnswer(row, data)
   }
 
   async getPaymentStatus(input: GetPaymentStatusInput): Promise<GetPaymentStatusOutput> {

@@ -109,7 +109,7 @@ export class LedgerEffects {
       // cleared when it is this effect (or any cancel_order once the pay-in ended), unless deferred
       const clears = `(not ? and (effect_pending = ? or (? and effect_pending = 'cancel_order')))`
       const deferred = outcome.deferUntil ?? null
-      await trx.raw(
+      const { rows: settled } = await trx.raw(
         `update payin_transaction set
            effect_pending = case when ${clears} then null else effect_pending end,
            effect_attempts = case when ${clears} then 0 else effect_attempts end,
@@ -118,7 +118,7 @@ export class LedgerEffects {
            captured_at = case when ? then coalesce(captured_at, now()) else captured_at end,
            store_canceled_at = case when ? then coalesce(store_canceled_at, now()) else store_canceled_at end,
            order_id = coalesce(order_id, ?), cart_id = coalesce(cart_id, ?), updated_at = now()
-         where id = ?`,
+         where id = ? returning *`,
         [
           ...[0, 1, 2].flatMap(() => [Boolean(deferred), effect, ended]),
           deferred,
@@ -146,7 +146,8 @@ export class LedgerEffects {
         }
         notices.push(announced)
       }
-      return { row: notices.length ? await rowIn(trx, ledgerId) : null, notices, flagged }
+      // a new flag changed the row after the update
+      return { row: notices.length ? (flagged ? await rowIn(trx, ledgerId) : settled[0]) : null, notices, flagged }
     })
     return { flagged }
   }

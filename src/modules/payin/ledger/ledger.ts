@@ -190,7 +190,7 @@ export class Ledger {
       await trx.raw("update payin_transaction set last_error = ?, updated_at = now() where id = ?", [message.slice(0, 2000), ledgerId])
       const moved = await moveStatus(trx, row, "failed", "create", null, message.slice(0, 500))
       const notices: LedgerNotice[] = moved ? [{ kind: "status", from: row.status, to: "failed" }] : []
-      return { row: moved ? await rowIn(trx, ledgerId) : row, notices }
+      return { row: moved ?? row, notices }
     })
   }
 
@@ -231,45 +231,48 @@ export class Ledger {
     }
     const transition = nextStatus(current.status, tx.status, { paid: Boolean(current.paid_at) })
     const notices: LedgerNotice[] = []
-    if (transition.changed || transition.reason === "same") {
-      await trx.raw(
-        `update payin_transaction set service_id = ?, service_data = ?::jsonb, fiat_amount = ?, fiat_currency = ?,
-           bank = ?, requisite = ?::jsonb, payment_page_url = coalesce(?, payment_page_url),
-           assigned_amount = coalesce(assigned_amount, ?), updated_at = now()
-         where id = ?`,
-        [
-          tx.id,
-          JSON.stringify(tx),
-          tx.fiatAmount,
-          tx.fiatCurrency,
-          tx.bank ?? null,
-          JSON.stringify(tx.requisite ?? null),
-          tx.externalPaymentPageUrl ?? null,
-          // the first answer seen carries the assigned amount, unless it already moved on
-          current.status === "creating" && tx.status === "active" ? tx.fiatAmount : null,
-          ledgerId,
-        ]
+    // the service's data: kept when the status moved or repeated, in the statement that moves it
+    const serviceFields = {
+      sql: `service_id = ?, service_data = ?::jsonb, fiat_amount = ?, fiat_currency = ?,
+         bank = ?, requisite = ?::jsonb, payment_page_url = coalesce(?, payment_page_url),
+         assigned_amount = coalesce(assigned_amount, ?)`,
+      bindings: [
+        tx.id,
+        JSON.stringify(tx),
+        tx.fiatAmount,
+        tx.fiatCurrency,
+        tx.bank ?? null,
+        JSON.stringify(tx.requisite ?? null),
+        tx.externalPaymentPageUrl ?? null,
+        // the first answer seen carries the assigned amount, unless it already moved on
+        current.status === "creating" && tx.status === "active" ? tx.fiatAmount : null,
+      ],
+    }
+    if (!transition.changed) {
+      if (transition.reason !== "same") return { row: current, transition, notices }
+      const { rows } = await trx.raw(`update payin_transaction set ${serviceFields.sql}, updated_at = now() where id = ? returning *`, [
+        ...serviceFields.bindings,
+        ledgerId,
+      ])
+      return { row: rows[0], transition, notices }
+    }
+    const row = (await moveStatus(trx, current, transition.to, source, tx, null, serviceFields))!
+    notices.push({ kind: "status", from: transition.from, to: transition.to })
+    if (transition.to === "closed" || (transition.to === "re_calculation" && current.paid_at)) {
+      const money = compareReceived(row, tx)
+      if (money) notices.push(...(await addFlag(trx, row, money.flag, money.details)))
+    }
+    if (isDisputeStatus(transition.to) && current.paid_at && !isDisputeStatus(current.status)) {
+      notices.push(
+        ...(await addFlag(trx, row, "dispute_after_payment", {
+          status: transition.to,
+          captured: Boolean(row.captured_at),
+          fiat_amount: tx.fiatAmount,
+        }))
       )
     }
-    if (transition.changed) {
-      await moveStatus(trx, current, transition.to, source, tx)
-      notices.push({ kind: "status", from: transition.from, to: transition.to })
-      const row = await rowIn(trx, ledgerId)
-      if (transition.to === "closed" || (transition.to === "re_calculation" && current.paid_at)) {
-        const money = compareReceived(row, tx)
-        if (money) notices.push(...(await addFlag(trx, row, money.flag, money.details)))
-      }
-      if (isDisputeStatus(transition.to) && current.paid_at && !isDisputeStatus(current.status)) {
-        notices.push(
-          ...(await addFlag(trx, row, "dispute_after_payment", {
-            status: transition.to,
-            captured: Boolean(row.captured_at),
-            fiat_amount: tx.fiatAmount,
-          }))
-        )
-      }
-    }
-    return { row: await rowIn(trx, ledgerId), transition, notices }
+    // a new flag changed the row after the move
+    return { row: notices.length > 1 ? await rowIn(trx, ledgerId) : row, transition, notices }
   }
 
   /** Flags a pay-in for the merchant once (with a history note); payin.payment_flagged goes out when the flag is new. */

@@ -101,20 +101,27 @@ export function effectOfMove(row: Pick<LedgerRow, "paid_at" | "captured_at" | "s
   return effectOf(to, { paid: Boolean(row.paid_at), captured: Boolean(row.captured_at), ended: Boolean(row.store_canceled_at) })
 }
 
-/** A status move: only through the table, always with a history row and its pending effect. */
+/**
+ * A status move: only through the table, always with a history row and its pending effect. `also`:
+ * more columns set by the same statement. The row as moved, or null when the table refuses the move.
+ */
 export async function moveStatus(
   trx: Db,
   row: LedgerRow,
   to: LedgerStatus,
   source: StatusSource,
   tx: Transaction | null,
-  note: string | null = null
-): Promise<boolean> {
-  if (!nextStatus(row.status, to, { paid: Boolean(row.paid_at) }).changed) return false
+  note: string | null = null,
+  also: { sql: string; bindings: unknown[] } | null = null
+): Promise<LedgerRow | null> {
+  if (!nextStatus(row.status, to, { paid: Boolean(row.paid_at) }).changed) return null
   const columns = statusColumns(to, effectOfMove(row, to))
-  await trx.raw(`update payin_transaction set ${columns.sql}, updated_at = now() where id = ?`, [...columns.bindings, row.id])
+  const { rows } = await trx.raw(
+    `update payin_transaction set ${columns.sql}, ${also ? `${also.sql}, ` : ""}updated_at = now() where id = ? returning *`,
+    [...columns.bindings, ...(also?.bindings ?? []), row.id]
+  )
   await history(trx, row, row.status, to, source, note, tx)
-  return true
+  return rows[0]
 }
 
 /** The first retry of a failed Medusa effect waits this long; each further failure doubles it … */

@@ -53,7 +53,7 @@ function fakeDb(initial: Partial<LedgerRow>) {
         row.status = bindings[0]
         if (bindings[0] === "closed") row.paid_at ??= new Date()
         row.effect_pending = bindings[5] ?? row.effect_pending
-        return { rows: [] }
+        return { rows: [{ ...row }] }
       }
       if (/^update payin_transaction set effect_attempts = \?/.test(sql.trim())) {
         row.effect_attempts = bindings[0]
@@ -63,6 +63,8 @@ function fakeDb(initial: Partial<LedgerRow>) {
         return { rows: [{ ...row, id: "payintx_unknown", flags: JSON.parse(bindings[5] as string) }] }
       }
       if (/^insert into payin_notification/.test(sql.trim())) return { rows: [{ id: "payinnt_1" }] }
+      // any other write that answers its row
+      if (/returning \*\s*$/.test(sql.trim())) return { rows: [{ ...row }] }
       return { rows: [] }
     },
     async transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
