@@ -2,7 +2,7 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { Modules, PaymentActions, PaymentEvents } from "@medusajs/framework/utils"
 import { cancelOrderWorkflow, capturePaymentWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
 import { errorMessage } from "../client/errors"
-import type { EffectAnnouncement, EffectOutcomeRecord } from "../modules/payin/ledger/effects"
+import type { ClaimedRow, EffectAnnouncement, EffectOutcomeRecord } from "../modules/payin/ledger/effects"
 import { EffectFencedError } from "../modules/payin/ledger/errors"
 import type { LedgerRow } from "../modules/payin/ledger/types"
 import { type AmountInput, capturableAmount, eq, gt, lt, remainingToCapture } from "../money"
@@ -111,9 +111,9 @@ export async function followInMedusa(
  * one pay-in, its captures take turns (a lock across processes), so each sees what the others
  * booked and the order is never paid twice.
  */
-async function capture(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[], run: Run): Promise<void> {
+async function capture(container: MedusaContainer, payin: PayinModuleService, row: ClaimedRow, effects: string[], run: Run): Promise<void> {
   const collectionId = row.payment_collection_id
-  if (!collectionId || (await payin.ledger.ofCollections([collectionId])).length < 2) {
+  if (!collectionId || row.collection_payins < 2) {
     return captureOne(container, payin, row, effects, run)
   }
   await withLock(container, `payin:collection:${collectionId}`, () => captureOne(container, payin, row, effects, run), COLLECTION_LOCK)
@@ -244,7 +244,11 @@ async function book(
         ? { id: session.paymentId }
         : await authorizeSession(container, session.id, whole ? { [CAPTURE_ON_AUTHORIZE_KEY]: { ledger_id: ledgerId, amount: rest } } : {})
       if (capturedOnAuthorizeOf(payment) === ledgerId) {
-        const captured = await recordOrderCaptures(container, session.orderId, payment.id, currency)
+        // made and captured by this call (a run overtaken before it, holding no token now, stops
+        // here and writes nothing; one that got this far before our claim left a Payment our
+        // session read would have found): no transaction can name its capture yet
+        await run.guard()
+        const captured = await recordOrderCaptures(container, session.orderId, payment, currency, { fresh: true })
         if (captured !== null) return { orderId: session.orderId, captured, sessionGone: false }
       }
       const paymentId = payment.id
@@ -260,7 +264,8 @@ async function book(
   const after = await loadSession(container, session.id)
   if (after?.orderId && after.paymentId && gt(after.capturedAmount, 0)) {
     // captured by an earlier run that stopped before the order's transaction for it was written
-    await recordOrderCaptures(container, after.orderId, after.paymentId, currency)
+    await run.guard()
+    await recordOrderCaptures(container, after.orderId, { id: after.paymentId }, currency)
   }
   return {
     orderId: after?.orderId ?? (await orderOfCart(container, session.cartId)),
@@ -371,12 +376,14 @@ async function announcement(
   return { notice, notify }
 }
 
+type Capture = { id: string; amount: unknown; raw_amount?: unknown; created_by?: string | null }
+
 /** Authorizes a payment session in Medusa's Payment Module: its Payment (thrown when none was made). */
 async function authorizeSession(
   container: MedusaContainer,
   sessionId: string,
   context: Record<string, unknown>
-): Promise<{ id: string; data?: Record<string, unknown> | null }> {
+): Promise<{ id: string; data?: Record<string, unknown> | null; captures?: Capture[] | null }> {
   const payment = await container.resolve(Modules.PAYMENT).authorizePaymentSession(sessionId, context)
   if (!payment?.id) throw new Error(`Medusa made no payment when authorizing session ${sessionId}`)
   return payment
@@ -389,15 +396,25 @@ async function authorizeSession(
  * The money path's captures are the ones no user signed (`created_by`): made by its one-step
  * authorize, or by capturePaymentWorkflow when a run stopped before that workflow's own
  * transaction step (Medusa never compensates a capture). A user's capture from the admin is left
- * to its own workflow. What all of the payment's captures sum to; null when it has none.
+ * to its own workflow. `fresh`: the payment was just made and captured by this run, so no
+ * transaction names its captures yet. What all of the payment's captures sum to; null when it has none.
  */
-async function recordOrderCaptures(container: MedusaContainer, orderId: string, paymentId: string, currency: string): Promise<string | null> {
-  const payments = container.resolve(Modules.PAYMENT)
-  const captures = await payments.listCaptures({ payment_id: paymentId }, { select: ["id", "amount", "raw_amount", "created_by"] })
+async function recordOrderCaptures(
+  container: MedusaContainer,
+  orderId: string,
+  payment: { id: string; captures?: Capture[] | null },
+  currency: string,
+  { fresh = false }: { fresh?: boolean } = {}
+): Promise<string | null> {
+  const paymentId = payment.id
+  // Medusa's answer to the authorize carries the captures it just made; otherwise they are read
+  const captures: Capture[] = payment.captures?.length
+    ? payment.captures
+    : await container.resolve(Modules.PAYMENT).listCaptures({ payment_id: paymentId }, { select: ["id", "amount", "raw_amount", "created_by"] })
   if (!captures.length) return null
   const ours = captures.filter((c) => !c.created_by)
   const orders = container.resolve(Modules.ORDER)
-  const existing = ours.length
+  const existing = ours.length && !fresh
     ? await orders.listOrderTransactions(
         { order_id: orderId, reference: "capture", reference_id: ours.map((c) => c.id) },
         { select: ["reference_id"] }
@@ -409,7 +426,7 @@ async function recordOrderCaptures(container: MedusaContainer, orderId: string, 
     await orders.addOrderTransactions(
       missing.map((c) => ({
         order_id: orderId,
-        amount: ((c as { raw_amount?: unknown }).raw_amount ?? c.amount) as number,
+        amount: (c.raw_amount ?? c.amount) as number,
         currency_code: currency,
         reference: "capture",
         reference_id: c.id,
@@ -417,5 +434,5 @@ async function recordOrderCaptures(container: MedusaContainer, orderId: string, 
     )
     await container.resolve(Modules.EVENT_BUS).emit({ name: PaymentEvents.CAPTURED, data: { id: paymentId } })
   }
-  return capturedOf({ captures: captures as { raw_amount?: unknown; amount?: unknown }[] })
+  return capturedOf({ captures })
 }

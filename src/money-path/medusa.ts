@@ -59,7 +59,21 @@ export async function loadSession(
 ): Promise<SessionInfo | null> {
   const [session] = (await (container.resolve(Modules.PAYMENT) as unknown as PaymentModule).listPaymentSessions(
     { id: sessionId },
-    { select: ["id", "amount", "payment_collection_id"], relations: ["payment", "payment.captures", "payment_collection"] }
+    {
+      // only what the money path reads: hydrating whole payments and collections costs a webhook ~1 ms
+      select: [
+        "id",
+        "amount",
+        "payment_collection_id",
+        "payment.id",
+        "payment.captured_at",
+        "payment.captures.id",
+        "payment.captures.raw_amount",
+        "payment_collection.id",
+        "payment_collection.raw_captured_amount",
+      ],
+      relations: ["payment", "payment.captures", "payment_collection"],
+    }
   )) as {
     id: string
     amount: unknown

@@ -167,9 +167,11 @@ export async function notifyOrderPlaced(container: MedusaContainer, orderId: str
 }
 
 /** `payin.captured` (or Medusa's `payment.captured` of a pay-in): the payment of the pay-in's order was captured → `paid`. */
-export async function notifyCaptured(container: MedusaContainer, ledgerId: string, trigger: string): Promise<NotifyResult> {
+export async function notifyCaptured(container: MedusaContainer, ledgerId: string, trigger: string, providerId?: string): Promise<NotifyResult> {
   return guarded(container, "paid", null, async () => {
     const payin = payinOf(container)
+    // the event names its pay-in's instance: nothing is read when that instance sends none
+    if (providerId && !(await settingsOf(payin, providerId))) return { kind: "paid", outcome: "disabled", order_id: null }
     const row = await payin.ledger.get(ledgerId)
     if (!row?.session_id) return { kind: "paid", outcome: "skipped", order_id: null }
     if (!(await settingsOf(payin, row.provider_id))) return { kind: "paid", outcome: "disabled", order_id: row.order_id }

@@ -8,7 +8,7 @@ import { NotifyResult, notifyCaptured, notifyExpired, notifyOrderPlaced, notifyP
  * payment.captured as a second trigger), `expired` when the window ended unpaid (payin.expired).
  * Off unless switched on per provider instance. With the Redis event bus this runs on workers.
  */
-export default async function payinNotifications({ event, container }: SubscriberArgs<{ id?: string }>): Promise<void> {
+export default async function payinNotifications({ event, container }: SubscriberArgs<{ id?: string; provider_id?: unknown }>): Promise<void> {
   const id = event.data?.id
   if (!id) return
   let result: NotifyResult
@@ -20,7 +20,7 @@ export default async function payinNotifications({ event, container }: Subscribe
       result = await notifyPaymentCaptured(container, id)
       break
     case PAYIN_EVENTS.CAPTURED:
-      result = await notifyCaptured(container, id, event.name)
+      result = await notifyCaptured(container, id, event.name, typeof event.data.provider_id === "string" ? event.data.provider_id : undefined)
       break
     case PAYIN_EVENTS.EXPIRED:
       result = await notifyExpired(container, id, event.name)

@@ -13,6 +13,9 @@ export type EffectDeps = {
   notifications: NotificationLog
 }
 
+/** A claimed row, with how many pay-ins its payment collection holds (itself included; 0 without a collection). */
+export type ClaimedRow = LedgerRow & { collection_payins: number }
+
 /** What an effect's announcement tells subscribers: payin.captured or payin.expired. */
 export type EffectAnnouncement = Extract<LedgerNotice, { kind: "captured" | "expired" }>
 
@@ -55,16 +58,17 @@ export class LedgerEffects {
 
   /**
    * Claims the pending effect for one run: moves the row's fencing token (`effect_fence`) on and
-   * answers the row with it, or null when no effect is pending or it is not due yet
+   * answers the row with it (and the count of its payment collection's pay-ins), or null when no effect is pending or it is not due yet
    * (`next_effect_at`; `force` ignores it). Taken under the per-pay-in lock; a runner whose
    * token is no longer the row's was overtaken and must stop (settle/failed refuse it).
    */
-  async claim(ledgerId: string, { force = false }: { force?: boolean } = {}): Promise<LedgerRow | null> {
+  async claim(ledgerId: string, { force = false }: { force?: boolean } = {}): Promise<ClaimedRow | null> {
     const { rows } = await this.db().raw(
-      `update payin_transaction set effect_fence = effect_fence + 1
-       where id = ? and deleted_at is null and effect_pending is not null
-         and (?::boolean or next_effect_at is null or next_effect_at <= now())
-       returning *`,
+      `update payin_transaction t set effect_fence = t.effect_fence + 1
+       where t.id = ? and t.deleted_at is null and t.effect_pending is not null
+         and (?::boolean or t.next_effect_at is null or t.next_effect_at <= now())
+       returning t.*, (select count(*)::int from payin_transaction o
+         where o.payment_collection_id = t.payment_collection_id and o.deleted_at is null) as collection_payins`,
       [ledgerId, force]
     )
     return rows[0] ?? null
@@ -101,16 +105,17 @@ export class LedgerEffects {
    */
   async settle(ledgerId: string, effect: StatusEffect, outcome: EffectOutcomeRecord, fence?: number): Promise<{ flagged: boolean }> {
     const { flagged } = await this.commit(async (trx) => {
-      const row = await lockRow(trx, ledgerId)
-      if (fence !== undefined && Number(row.effect_fence) !== Number(fence)) {
-        throw new EffectFencedError(ledgerId, fence)
-      }
       const ended = Boolean(outcome.ended)
       // cleared when it is this effect (or any cancel_order once the pay-in ended), unless deferred
       const clears = `(not ? and (effect_pending = ? or (? and effect_pending = 'cancel_order')))`
       const deferred = outcome.deferUntil ?? null
+      // one statement locks the row, checks the token and writes the outcome (`was_*`: before it)
       const { rows: settled } = await trx.raw(
-        `update payin_transaction set
+        `with was as (
+           select id as was_id, effect_fence as was_fence, store_canceled_at as was_store_canceled_at
+           from payin_transaction where id = ? and deleted_at is null for update
+         )
+         update payin_transaction set
            effect_pending = case when ${clears} then null else effect_pending end,
            effect_attempts = case when ${clears} then 0 else effect_attempts end,
            next_effect_at = case when ${clears} then null when ?::timestamptz is not null then ?::timestamptz else next_effect_at end,
@@ -118,8 +123,10 @@ export class LedgerEffects {
            captured_at = case when ? then coalesce(captured_at, now()) else captured_at end,
            store_canceled_at = case when ? then coalesce(store_canceled_at, now()) else store_canceled_at end,
            order_id = coalesce(order_id, ?), cart_id = coalesce(cart_id, ?), updated_at = now()
-         where id = ? returning *`,
+         from was where id = was_id and (?::bigint is null or was_fence = ?::bigint)
+         returning payin_transaction.*, was_store_canceled_at`,
         [
+          ledgerId,
           ...[0, 1, 2].flatMap(() => [Boolean(deferred), effect, ended]),
           deferred,
           deferred,
@@ -129,11 +136,17 @@ export class LedgerEffects {
           ended,
           outcome.order_id ?? null,
           outcome.cart_id ?? null,
-          ledgerId,
+          fence ?? null,
+          fence ?? null,
         ]
       )
+      const row = settled[0] as (LedgerRow & { was_store_canceled_at: Date | null }) | undefined
+      if (!row) {
+        await lockRow(trx, ledgerId) // not found: thrown
+        throw new EffectFencedError(ledgerId, fence!)
+      }
       // the notes in the order the outcome happened: ended, flagged, what the effect did
-      if (outcome.ended && !row.store_canceled_at) await history(trx, row, row.status, row.status, "store", outcome.ended)
+      if (outcome.ended && !row.was_store_canceled_at) await history(trx, row, row.status, row.status, "store", outcome.ended)
       const notices = outcome.flag ? await addFlag(trx, row, outcome.flag.flag, outcome.flag.details) : []
       const flagged = notices.length > 0
       if (outcome.note) await history(trx, row, row.status, row.status, "store", outcome.note)
@@ -147,7 +160,7 @@ export class LedgerEffects {
         notices.push(announced)
       }
       // a new flag changed the row after the update
-      return { row: notices.length ? (flagged ? await rowIn(trx, ledgerId) : settled[0]) : null, notices, flagged }
+      return { row: notices.length ? (flagged ? await rowIn(trx, ledgerId) : row) : null, notices, flagged }
     })
     return { flagged }
   }

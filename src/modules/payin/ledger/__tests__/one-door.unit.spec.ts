@@ -37,6 +37,12 @@ function fakeDb(initial: Partial<LedgerRow>) {
   const db: Db = {
     async raw(sql: string, bindings: unknown[] = []) {
       statements.push({ sql, bindings })
+      if (/^with was as/.test(sql.trim())) {
+        // an effect's outcome: written only while the runner's token is the row's
+        const fence = bindings[bindings.length - 1]
+        if (fence != null && Number(fence) !== Number(row.effect_fence)) return { rows: [] }
+        return { rows: [{ ...row, was_store_canceled_at: row.store_canceled_at ?? null }] }
+      }
       if (/for update/.test(sql) || /^select \* from payin_transaction where id/.test(sql.trim())) return { rows: [{ ...row }] }
       if (/^with moved as/.test(sql.trim())) {
         if (!state.hotPath) return { rows: [] }
