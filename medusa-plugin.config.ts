@@ -10,7 +10,6 @@
  * documented path is the tested path.
  */
 import type { InputConfig, InputConfigModules } from "@medusajs/framework/types"
-import { z } from "zod"
 import { PAYIN_METHODS } from "./src/client/schemas"
 import { PAYIN_MODULE } from "./src/modules/payin/key"
 import type { PayinPluginOptionsInput, PayinProviderOptionsInput } from "./src/modules/payin/settings/options"

@@ -30,10 +30,12 @@
 // memory figure. On a shared machine the wall-clock start-up swings by seconds from boot to boot;
 // the CPU seconds are the steadier start-up figure (a boot is mostly one busy thread).
 // Also per topology: the main process's RSS right after that full GC (the boot garbage the GC hands
-// back no longer counts), and what the plugin makes the process load: the files in require.cache
+// back no longer counts) and each V8 space's committed and used size then (where the heap grew),
+// and what the plugin makes the process load: the files in require.cache
 // with the plugin and not without it, grouped by the plugin's folder or package, with their sizes.
 // BENCH_SMOKE=1: one round, no admin bundle (admin.disable), figures meaningless.
-// Prints and records the medians and the plugin's extra cost; asserts only that everything booted.
+// Prints and records the medians of each variant and the plugin's extra cost (the median of the per-round
+// differences); asserts only that everything booted.
 import { ChildProcess, execFileSync, spawn } from "child_process"
 import {
   existsSync,
@@ -317,12 +319,15 @@ const signed = (n: number, digits: number) => `${n >= 0 ? "+" : ""}${n.toFixed(d
 function resultLines(label: string, on: Boot[], off: Boot[]): string[] {
   type Figure = "startS" | "cpuS" | "rssMb" | "heapMb" | "rssAfterGcMb" | "heapTotalMb" | "externalMb"
   const m = (runs: Boot[], key: Figure) => median(runs.map((r) => r[key]))
-  const extraRss = m(on, "rssMb") - m(off, "rssMb")
-  const extraStart = m(on, "startS") - m(off, "startS")
-  const extraCpu = m(on, "cpuS") - m(off, "cpuS")
-  const extraHeap = m(on, "heapMb") - m(off, "heapMb")
-  const extraRssAfterGc = m(on, "rssAfterGcMb") - m(off, "rssAfterGcMb")
-  const extra = (key: Figure) => signed(m(on, key) - m(off, key), 1)
+  // the plugin's extra: the median of the per-round differences (each round boots both variants
+  // back to back, in alternating order), so one slow boot of either variant moves it less
+  const paired = (key: Figure) => median(on.map((r, i) => r[key] - off[i][key]))
+  const extraRss = paired("rssMb")
+  const extraStart = paired("startS")
+  const extraCpu = paired("cpuS")
+  const extraHeap = paired("heapMb")
+  const extraRssAfterGc = paired("rssAfterGcMb")
+  const extra = (key: Figure) => signed(paired(key), 1)
   const pairs = (key: Figure, digits: number) => on.map((r, i) => signed(r[key] - off[i][key], digits)).join(", ")
   const verdict = (value: number, target: number) => (value <= target ? "met" : "MISSED")
   return [
@@ -339,12 +344,13 @@ function resultLines(label: string, on: Boot[], off: Boot[]): string[] {
   ]
 }
 
-/** Where V8's committed heap grows: each space's extra committed (and used) MB after the full GC, medians. */
+/** Where V8's committed heap grows: each space's extra committed (and used) MB after the full GC, medians of the per-round differences. */
 function spacesLine(on: Boot[], off: Boot[]): string {
   const names = [...new Set([...on, ...off].flatMap((r) => Object.keys(r.spaces)))]
-  const of = (runs: Boot[], name: string, key: "size" | "used") => median(runs.map((r) => (r.spaces[name]?.[key] ?? 0) / 1048576))
+  const space = (r: Boot, name: string, key: "size" | "used") => (r.spaces[name]?.[key] ?? 0) / 1048576
+  const of = (name: string, key: "size" | "used") => median(on.map((r, i) => space(r, name, key) - space(off[i], name, key)))
   const parts = names
-    .map((name) => ({ name, size: of(on, name, "size") - of(off, name, "size"), used: of(on, name, "used") - of(off, name, "used") }))
+    .map((name) => ({ name, size: of(name, "size"), used: of(name, "used") }))
     .filter((p) => Math.abs(p.size) >= 0.05 || Math.abs(p.used) >= 0.05)
     .map((p) => `${p.name} ${signed(p.size, 1)} (used ${signed(p.used, 1)})`)
   return `V8 spaces after that GC, extra committed MB: ${parts.join(", ") || "none"}`
@@ -591,7 +597,7 @@ it("measures what the plugin adds to a store's start-up and memory", async () =>
   const totalS = (performance.now() - began) / 1000
   const lines = [
     `footprint: \`medusa start\` of a built store (npm-packed plugin, NODE_ENV=production, admin on, no ts-node as in a production install), with vs without the plugin, ` +
-      `${ROUNDS} alternating rounds, medians. Start-up = spawn → first 200 from GET /health (CPU = utime+stime by then); ` +
+      `${ROUNDS} alternating rounds, medians (extra: median of the per-round differences). Start-up = spawn → first 200 from GET /health (CPU = utime+stime by then); ` +
       `RSS = VmRSS summed over the process tree 2 s after that, no GC forced; load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} CPUs; ` +
       `whole bench ${totalS.toFixed(0)} s${stale ? `; NOTE: ${stale} plugin source file(s) changed after the build measured here (npm run build)` : ""}`,
     ...resultLines("one process (in-memory event bus/workflows/locking/caching, workerMode shared)", single.on, single.off),

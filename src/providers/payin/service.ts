@@ -12,7 +12,6 @@ import {
   InitiatePaymentInput,
   InitiatePaymentOutput,
   Logger,
-  PaymentSessionStatus,
   ProviderWebhookPayload,
   RefundPaymentInput,
   RefundPaymentOutput,
@@ -32,7 +31,7 @@ import type PayinModuleService from "../../modules/payin/service"
 import type { LedgerRow } from "../../modules/payin/service"
 import { PAYIN_PROVIDER_IDENTIFIER, payinProviderId } from "../../provider-id"
 import { LEDGER_ONLY_STATUSES } from "../../status"
-import { CANCELED_MESSAGE, capturedAnswer, sessionAnswer } from "./answer"
+import { capturedAnswer, sessionAnswer } from "./answer"
 import { payinError } from "./payin-error"
 import { buildPayinRequest, toMedusaError } from "./request"
 import { PayinSessionData, toSessionData } from "./session-data"

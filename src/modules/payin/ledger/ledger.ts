@@ -7,7 +7,7 @@ import { commitAndEmit, emitWritten, rowIn, type Written } from "./commit"
 import { type EffectDeps, LedgerEffects } from "./effects"
 import { ForeignPayinError, ServiceIdMismatchError } from "./errors"
 import type { LedgerEventSink } from "./events"
-import { FLAG_KINDS_SQL, addFlag, changeDetails, effectOfMove, history, lockRow, moveStatus, statusColumns } from "./rows"
+import { FLAG_KINDS_SQL, addFlag, changeDetails, effectOfMove, history, lockRow, moveStatus, serviceColumns, statusColumns } from "./rows"
 import type { LedgerNotice, LedgerRow, RecordResult, StatusSource } from "./types"
 
 export type LedgerDeps = EffectDeps & {
@@ -232,22 +232,7 @@ export class Ledger {
     const transition = nextStatus(current.status, tx.status, { paid: Boolean(current.paid_at) })
     const notices: LedgerNotice[] = []
     // the service's data: kept when the status moved or repeated, in the statement that moves it
-    const serviceFields = {
-      sql: `service_id = ?, service_data = ?::jsonb, fiat_amount = ?, fiat_currency = ?,
-         bank = ?, requisite = ?::jsonb, payment_page_url = coalesce(?, payment_page_url),
-         assigned_amount = coalesce(assigned_amount, ?)`,
-      bindings: [
-        tx.id,
-        JSON.stringify(tx),
-        tx.fiatAmount,
-        tx.fiatCurrency,
-        tx.bank ?? null,
-        JSON.stringify(tx.requisite ?? null),
-        tx.externalPaymentPageUrl ?? null,
-        // the first answer seen carries the assigned amount, unless it already moved on
-        current.status === "creating" && tx.status === "active" ? tx.fiatAmount : null,
-      ],
-    }
+    const serviceFields = serviceColumns(current, tx)
     if (!transition.changed) {
       if (transition.reason !== "same") return { row: current, transition, notices }
       const { rows } = await trx.raw(`update payin_transaction set ${serviceFields.sql}, updated_at = now() where id = ? returning *`, [

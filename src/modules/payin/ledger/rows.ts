@@ -96,6 +96,25 @@ export function statusColumns(to: LedgerStatus, effect: StatusEffect | null): { 
   }
 }
 
+/** The columns of the service's answer kept on the row (the assigned amount only from the first answer seen, unless it already moved on). */
+export function serviceColumns(current: Pick<LedgerRow, "status">, tx: Transaction): { sql: string; bindings: unknown[] } {
+  return {
+    sql: `service_id = ?, service_data = ?::jsonb, fiat_amount = ?, fiat_currency = ?,
+       bank = ?, requisite = ?::jsonb, payment_page_url = coalesce(?, payment_page_url),
+       assigned_amount = coalesce(assigned_amount, ?)`,
+    bindings: [
+      tx.id,
+      JSON.stringify(tx),
+      tx.fiatAmount,
+      tx.fiatCurrency,
+      tx.bank ?? null,
+      JSON.stringify(tx.requisite ?? null),
+      tx.externalPaymentPageUrl ?? null,
+      current.status === "creating" && tx.status === "active" ? tx.fiatAmount : null,
+    ],
+  }
+}
+
 /** The effect a move to `to` asks of a row in this state. */
 export function effectOfMove(row: Pick<LedgerRow, "paid_at" | "captured_at" | "store_canceled_at">, to: LedgerStatus): StatusEffect | null {
   return effectOf(to, { paid: Boolean(row.paid_at), captured: Boolean(row.captured_at), ended: Boolean(row.store_canceled_at) })
