@@ -27,10 +27,9 @@ export async function book(
       // usual case): one authorize makes the Payment and captures it in one Medusa transaction
       // (the provider answers `captured` to this call only, and marks the Payment as this
       // pay-in's), then the order's transaction for the capture, as Medusa's capture workflow
-      // writes it. Otherwise Medusa authorizes the session
-      // (its Payment, answered from the ledger) and captures `rest` with capturePaymentWorkflow:
-      // the steps processPaymentWorkflow takes for a placed order, without its cart lookups and
-      // cart lock (there is no cart left to complete).
+      // writes it. Otherwise Medusa authorizes the session (its Payment, answered from the ledger)
+      // and captures `rest` with capturePaymentWorkflow: the steps processPaymentWorkflow takes
+      // for a placed order, without its cart lookups and cart lock (no cart is left to complete).
       const whole = !session.paymentId && eq(rest, session.amount as AmountInput)
       const payment = session.paymentId
         ? { id: session.paymentId }
