@@ -3,7 +3,7 @@ import { Modules, PaymentActions, PaymentEvents } from "@medusajs/framework/util
 import { capturePaymentWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
 import { type AmountInput, eq, gt } from "../money"
 import { CAPTURE_ON_AUTHORIZE_KEY } from "../providers/payin/answer"
-import { type SessionInfo, capturedOf, capturedOnAuthorizeOf, loadSession, orderOfCart, paymentOfSession } from "./medusa"
+import { type SessionCapture, type SessionInfo, capturedOf, capturedOnAuthorizeOf, loadSession, orderOfCart, paymentOfSession } from "./medusa"
 import { pauseForTests } from "./test-pause"
 
 // How the capture effect has Medusa book a pay-in's money (effects.ts decides whether and how much).
@@ -42,9 +42,8 @@ export async function book(
         const captured = await recordOrderCaptures(container, session.orderId, payment, currency, { fresh: true })
         if (captured !== null) return { orderId: session.orderId, captured, sessionGone: false }
       }
-      const paymentId = payment.id
       await run.guard()
-      const { result } = await capturePaymentWorkflow(container).run({ input: { payment_id: paymentId, amount: rest as unknown as number } })
+      const { result } = await capturePaymentWorkflow(container).run({ input: { payment_id: payment.id, amount: rest as unknown as number } })
       return { orderId: session.orderId, captured: capturedOf(result), sessionGone: false }
     }
     // paid first: Medusa completes the cart (placing the order) with the payment
@@ -56,7 +55,7 @@ export async function book(
   if (after?.orderId && after.paymentId && gt(after.capturedAmount, 0)) {
     // captured by an earlier run that stopped before the order's transaction for it was written
     await run.guard()
-    await recordOrderCaptures(container, after.orderId, { id: after.paymentId }, currency)
+    await recordOrderCaptures(container, after.orderId, { id: after.paymentId, captures: after.captures }, currency)
   }
   return {
     orderId: after?.orderId ?? (await orderOfCart(container, session.cartId)),
@@ -65,14 +64,12 @@ export async function book(
   }
 }
 
-type Capture = { id: string; amount: unknown; raw_amount?: unknown; created_by?: string | null }
-
 /** Authorizes a payment session in Medusa's Payment Module: its Payment (thrown when none was made). */
 async function authorizeSession(
   container: MedusaContainer,
   sessionId: string,
   context: Record<string, unknown>
-): Promise<{ id: string; data?: Record<string, unknown> | null; captures?: Capture[] | null }> {
+): Promise<{ id: string; data?: Record<string, unknown> | null; captures?: SessionCapture[] | null }> {
   const payment = await container.resolve(Modules.PAYMENT).authorizePaymentSession(sessionId, context)
   if (!payment?.id) throw new Error(`Medusa made no payment when authorizing session ${sessionId}`)
   return payment
@@ -91,13 +88,13 @@ async function authorizeSession(
 async function recordOrderCaptures(
   container: MedusaContainer,
   orderId: string,
-  payment: { id: string; captures?: Capture[] | null },
+  payment: { id: string; captures?: SessionCapture[] | null },
   currency: string,
   { fresh = false }: { fresh?: boolean } = {}
 ): Promise<string | null> {
   const paymentId = payment.id
-  // Medusa's answer to the authorize carries the captures it just made; otherwise they are read
-  const captures: Capture[] = payment.captures?.length
+  // given: Medusa's answer to the authorize, or the session read (with each capture's author)
+  const captures: SessionCapture[] = payment.captures?.length
     ? payment.captures
     : await container.resolve(Modules.PAYMENT).listCaptures({ payment_id: paymentId }, { select: ["id", "amount", "raw_amount", "created_by"] })
   if (!captures.length) return null

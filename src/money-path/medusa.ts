@@ -17,6 +17,8 @@ export type SessionInfo = {
   paymentId: string | null
   /** When Medusa's payment of the session was captured in full (null while nothing or part is). */
   paymentCapturedAt: string | null
+  /** The captures of the session's payment (`created_by`: the user who captured from the admin, null for the money path's). */
+  captures: SessionCapture[]
   /** What Medusa captured of the session's payment so far: the sum of its captures ("0" without any). */
   capturedAmount: string
   /** What Medusa captured on the session's payment collection (all its payments). */
@@ -24,6 +26,7 @@ export type SessionInfo = {
 }
 
 type Money = { value?: string } | string | number | null | undefined
+export type SessionCapture = { id: string; amount?: unknown; raw_amount?: unknown; created_by?: string | null }
 const ZERO = { units: 0n, scale: 0 }
 /** Medusa's amounts summed exactly; one that is not a number makes the sum NaN (never booked). */
 const sumOf = (amounts: Money[]): string => {
@@ -69,6 +72,7 @@ export async function loadSession(
         "payment.captured_at",
         "payment.captures.id",
         "payment.captures.raw_amount",
+        "payment.captures.created_by",
         "payment_collection.id",
         "payment_collection.raw_captured_amount",
       ],
@@ -79,7 +83,7 @@ export async function loadSession(
     amount: unknown
     payment_collection_id: string
     payment_collection?: { raw_captured_amount?: Money } | null
-    payment?: { id?: string; captured_at?: string | Date | null; captures?: { raw_amount?: Money }[] } | null
+    payment?: { id?: string; captured_at?: string | Date | null; captures?: SessionCapture[] } | null
   }[]
   if (!session) {
     return null
@@ -101,7 +105,8 @@ export async function loadSession(
     orderStatus,
     paymentId: session.payment?.id ?? null,
     paymentCapturedAt: capturedAt instanceof Date ? capturedAt.toISOString() : capturedAt,
-    capturedAmount: sumOf((session.payment?.captures ?? []).map((c) => c.raw_amount)),
+    captures: session.payment?.captures ?? [],
+    capturedAmount: sumOf((session.payment?.captures ?? []).map((c) => c.raw_amount as Money)),
     collectionCapturedAmount: sumOf([session.payment_collection?.raw_captured_amount]),
   }
 }

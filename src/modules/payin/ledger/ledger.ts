@@ -257,7 +257,8 @@ export class Ledger {
       )
     }
     // a new flag changed the row after the move
-    return { row: notices.length > 1 ? await rowIn(trx, ledgerId) : row, transition, notices }
+    const flagged = notices.some((n) => n.kind === "flag")
+    return { row: flagged ? await rowIn(trx, ledgerId) : row, transition, notices }
   }
 
   /** Flags a pay-in for the merchant once (with a history note); payin.payment_flagged goes out when the flag is new. */
