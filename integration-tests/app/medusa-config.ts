@@ -3,6 +3,7 @@
 // helper a store uses, so the documented path is the tested path.
 import { defineConfig, loadEnv } from "@medusajs/framework/utils"
 import { withPayin } from "../../medusa-plugin.config"
+import { pauseFilePoints } from "../support/pause-file"
 
 loadEnv(process.env.NODE_ENV || "development", process.cwd())
 
@@ -58,6 +59,10 @@ const notifications =
   process.env.PAYIN_NOTIFICATIONS === "true"
     ? { enabled: true, ...(process.env.PAYIN_ORDER_STATUS_URL ? { orderStatusUrl: process.env.PAYIN_ORDER_STATUS_URL } : {}) }
     : undefined
+// The money path's fault points, held by a file (effect-retries.spec.ts, production-topology.spec.ts)
+const faultPoints = process.env.PAYIN_TEST_PAUSE_FILE
+  ? [{ key: "payin", options: { faultPoints: pauseFilePoints(process.env.PAYIN_TEST_PAUSE_FILE) } }]
+  : []
 // Test-only plugin folders (the topology spec's probe subscriber), comma-separated absolute paths.
 const testPlugins = (process.env.PAYIN_APP_TEST_PLUGINS || "").split(",").filter(Boolean)
 // Shorter schedules for the tests (README: plugin options).
@@ -93,7 +98,7 @@ export default defineConfig(
       },
       ...(redisUrl ? { featureFlags: { caching: true } } : {}),
       plugins: testPlugins.map((resolve) => ({ resolve, options: {} })),
-      modules: [...sharedModules, notificationModule],
+      modules: [...sharedModules, notificationModule, ...faultPoints],
     },
     {
       source: "./src",

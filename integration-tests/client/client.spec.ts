@@ -205,6 +205,67 @@ describe("PayinClient: deadline, answer size, addresses (security review)", () =
     expect(elapsed).toBeGreaterThanOrEqual(2400)
   })
 
+  describe("one deadline per call, 2 × timeoutMs (silent service: takes the request, never answers)", () => {
+    let got: string[] = []
+    const silentFor = (answer?: (req: http.IncomingMessage, res: http.ServerResponse) => void) => {
+      got = []
+      handler = (req, res) => {
+        got.push(req.method!)
+        answer?.(req, res)
+      }
+    }
+    const timed = (over: Partial<ConstructorParameters<typeof PayinClient>[0]> = {}) =>
+      new PayinClient({ baseUrl: server.url, apiKey: KEY, timeoutMs: 300, backoffMs: 20, createAttempts: 3, getAttempts: 3, ownPool: true, ...over })
+
+    it("a checkout sends the POST and the lookup that fits, then reports its outcome unknown", async () => {
+      silentFor()
+      const c = timed()
+      const error = await caught(c.createPayIn(body("ext-silent"), "ext-silent"))
+      await c.close()
+      // without it: the POST, then 3 lookups of timeoutMs each (and 3 POSTs given the time)
+      expect(got).toEqual(["POST", "GET"])
+      expect(error).toMatchObject({ kind: "timeout", ambiguous: true })
+      expect(error.message).toMatch(/GET \/payment\/trading\/external\/ext-silent within the deadline of creating the pay-in \(600 ms, 2 × timeoutMs\)/)
+    })
+
+    it("a POST re-sent after a lookup found nothing gets what is left, and its unknown outcome is reported", async () => {
+      silentFor((req, res) => {
+        if (req.method === "GET") {
+          res.writeHead(404, { "content-type": "application/json" })
+          res.end(JSON.stringify({ statusCode: 404, message: "not found" }))
+        }
+      })
+      const c = timed()
+      const error = await caught(c.createPayIn(body("ext-none"), "ext-none"))
+      await c.close()
+      expect(got).toEqual(["POST", "GET", "POST"])
+      expect(error).toMatchObject({ kind: "timeout", ambiguous: true })
+      expect(error.message).toMatch(/POST \/payment\/trading\/pay-in within the deadline of creating the pay-in/)
+    })
+
+    it("GET retries stop at the deadline", async () => {
+      silentFor()
+      const c = timed({ getAttempts: 5 })
+      const error = await caught(c.listBanks())
+      await c.close()
+      expect(got).toEqual(["GET", "GET"])
+      expect(error).toMatchObject({ kind: "timeout" })
+      expect(error.message).toMatch(/within the deadline of listing the banks \(600 ms, 2 × timeoutMs\)/)
+    })
+
+    it("a lookup that fails after a POST of unknown outcome leaves it unknown", async () => {
+      silentFor((req, res) => {
+        res.writeHead(req.method === "POST" ? 502 : 401, { "content-type": "application/json" })
+        res.end(JSON.stringify({ statusCode: res.statusCode, message: "no" }))
+      })
+      const c = timed()
+      const error = await caught(c.createPayIn(body("ext-502"), "ext-502"))
+      await c.close()
+      expect(got).toEqual(["POST", "GET"])
+      expect(error).toMatchObject({ kind: "server", status: 502, ambiguous: true })
+    })
+  })
+
   it("caps the answer's size: a huge answer fails with a typed error, unread, none of its text in the error", async () => {
     const marker = "HUGE-ANSWER-TEXT-"
     const chunk = JSON.stringify({ code: "X", message: marker.repeat(4000) })

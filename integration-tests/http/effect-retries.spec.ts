@@ -3,7 +3,7 @@
 // after the flag; fenced, so a run that outlived its lock never runs beside another; two pay-ins
 // racing for one session; the expired notice reading the order's status from Medusa.
 // Failures are real: a Medusa table blocked with a CHECK (false) constraint, a capture or cancel
-// held by the test-only pause (PAYIN_TEST_PAUSE_FILE, src/money-path/test-pause.ts).
+// held at a fault point of the test app (PAYIN_TEST_PAUSE_FILE, integration-tests/support/pause-file.ts).
 import { randomUUID } from "crypto"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs"
 import os from "os"
@@ -200,6 +200,39 @@ storeSpec({ key: KEY, events: true, beforeReset: resume }, (h) => {
       expect(again).toHaveLength(1)
       expect(again[0].captures).toHaveLength(1)
     })
+  })
+
+  it("the repair of a missing order transaction waits for the order's collection lock: nothing written while it is held, once after", async () => {
+    await pluginSettings({ lockTtlSeconds: 5 }) // a held lock is waited for 2.5 s
+    try {
+      const { ledgerId, orderId, session, payin: tx } = await placedOrder()
+      const captureTransactions = async () => ((await order(orderId, "id,*transactions")).transactions ?? []).filter((t: any) => t.reference === "capture")
+      await blocking("order_transaction", async () => {
+        expect((await postWebhook(JSON.stringify({ ...sandbox.transaction(tx.id), status: "closed" }))).status).toBe(202)
+      })
+      expect(capturedTotal(await paymentsOf(session.id))).toBe(Number(tx.fiatAmount))
+      expect(await captureTransactions()).toHaveLength(0)
+
+      const key = `payin:collection:${(await ledgerRow(ledgerId)).payment_collection_id}`
+      const locking = getContainer().resolve(Modules.LOCKING)
+      await locking.acquire(key, { ownerId: "effect-retries-spec", expire: 300 })
+      try {
+        // another runner holds the order's collection (a capture of another of its pay-ins, a stale runner)
+        expect(await applyPendingEffect(getContainer(), ledgerId, { force: true })).toMatchObject({ effects: [], pending: true })
+        expect((await ledgerRow(ledgerId)).last_error).toContain(key)
+        expect(await captureTransactions()).toHaveLength(0)
+      } finally {
+        await locking.release(key, { ownerId: "effect-retries-spec" })
+      }
+      expect(await applyPendingEffect(getContainer(), ledgerId, { force: true })).toMatchObject({ effects: ["captured"], pending: false })
+      expect(await applyPendingEffect(getContainer(), ledgerId, { force: true })).toMatchObject({ effects: [], pending: false })
+      const written = await captureTransactions()
+      expect(written).toHaveLength(1)
+      expect(Number(written[0].amount)).toBe(Number(tx.fiatAmount))
+      expect((await order(orderId)).payment_status).toBe("captured")
+    } finally {
+      await pluginSettings({ lockTtlSeconds: null })
+    }
   })
 
   describe("fencing", () => {

@@ -3,6 +3,7 @@
 // POST /store/payin/pay-again. Real Medusa, real PostgreSQL, the sandbox over HTTP; every money
 // figure is read from Medusa's own records (the order's payment status, its payments' captures).
 import { Modules } from "@medusajs/framework/utils"
+import { applyPendingEffect } from "../../src/money-path/apply"
 import { reconcilePayins } from "../../src/money-path/reconcile"
 import type { RunningSandbox } from "../../src/sandbox"
 import { PAYIN_EVENTS, storeSpec } from "../support/harness"
@@ -198,6 +199,39 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
     expect(twice.captured_at).toBeNull()
     expect(capturedTotal(await paymentsOfOrder(orderId))).toBe(total)
     expect((await orderOf(orderId)).payment_status).toBe("captured")
+  })
+
+  it("the grace period's end waits for the order's captures (one lock per payment collection) and reads the order again before canceling it", async () => {
+    expect((await api.post("/admin/payin/settings", { lockTtlSeconds: 5 }, admin)).status).toBe(200) // a held lock is waited for 2.5 s
+    try {
+      const { orderId, first, second, total } = await withNewDetails()
+      const key = `payin:collection:${second.payment_collection_id}`
+      const locking = getContainer().resolve(Modules.LOCKING)
+      await locking.acquire(key, { ownerId: "pay-again-spec", expire: 300 })
+      try {
+        // the grace period is over and the new details end unpaid: the order's cancel waits for the
+        // collection's lock (held here, as by a capture of another pay-in of the order) and cancels nothing
+        await endGrace(orderId)
+        await expire()
+        expect(await h.ledger.row({ id: second.id })).toMatchObject({ effect_pending: "cancel_order", last_error: expect.stringContaining(key) })
+        expect((await orderOf(orderId)).status).not.toBe("canceled")
+        // meanwhile the old requisites are paid after all: that capture waits for the lock too
+        await payLate(first.id)
+        expect(await h.ledger.row({ service_id: first.id })).toMatchObject({ status: "closed", effect_pending: "capture" })
+      } finally {
+        await locking.release(key, { ownerId: "pay-again-spec" })
+      }
+      // the capture, then the end, which finds the order paid: kept
+      const late = await h.ledger.row({ service_id: first.id })
+      expect(await applyPendingEffect(getContainer(), late.id, { force: true })).toMatchObject({ effects: expect.arrayContaining(["captured"]) })
+      expect(await applyPendingEffect(getContainer(), second.id, { force: true })).toMatchObject({ effects: ["ended"], pending: false })
+      const order = await orderOf(orderId)
+      expect(order.status).not.toBe("canceled")
+      expect(order.payment_status).toBe("captured")
+      expect(capturedTotal(await paymentsOfOrder(orderId))).toBe(total)
+    } finally {
+      await api.post("/admin/payin/settings", { lockTtlSeconds: null }, admin)
+    }
   })
 
   it("refuses what it must: off, paid, unknown or another sales channel's order, an invalid body", async () => {

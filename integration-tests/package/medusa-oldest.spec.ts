@@ -20,6 +20,7 @@ import type { RunningSandbox } from "../../src/sandbox"
 import { freePort } from "../support/net"
 import { npmPack } from "../support/packing"
 import { startTestSandbox } from "../support/sandbox"
+import { MEDUSA_INTERNALS } from "../../src/medusa/check"
 
 const MEDUSA = "2.17.2"
 /** The @medusajs/ui that @medusajs/dashboard 2.17.2 pins. */
@@ -237,6 +238,8 @@ let sandbox: RunningSandbox
 let serverPort: number
 let server: Started | undefined
 let baseUrl: string
+/** The output of the packaged check of Medusa's internals (run once, by the first of its tests). */
+let checked: string | undefined
 let seed: { regionId: string; publishableKey: string; shippingOptionId: string; productVariantId: string }
 let adminToken: string
 
@@ -426,6 +429,15 @@ describe(`the plugin in a store of Medusa ${MEDUSA}, its oldest supported versio
     expect(Number(payin.fiatAmount)).toBe(Number(captured.total))
     timings.checkout = Date.now() - started
   }, 120_000)
+
+  // src/medusa/README.md: each internal the plugin relies on, by name, on this version
+  it.each(Object.keys(MEDUSA_INTERNALS))(`holds on ${MEDUSA}: %s (medusa exec …/scripts/check-medusa.js)`, async (internal) => {
+    checked ??= await run("medusa exec check-medusa", medusa, ["exec", "./node_modules/medusa-plugin-payin/.medusa/server/src/scripts/check-medusa.js"], store, storeEnv()).catch(
+      (error: Error) => error.message
+    )
+    const line = checked.split("\n").find((l) => l.includes(`payin medusa check: `) && l.includes(` ${internal}: `))
+    expect(line).toMatch(new RegExp(`payin medusa check: ok +${internal.replace(/\./g, "\\.")}: `))
+  }, 180_000)
 
   it("answers the plugin's admin API (GET /admin/payin/settings)", async () => {
     const unauthenticated = await http("GET", `${baseUrl}/admin/payin/settings`)

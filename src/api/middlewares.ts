@@ -2,12 +2,7 @@ import { MedusaNextFunction, MedusaRequest, MedusaResponse, defineMiddlewares } 
 import { isPayinProvider } from "../provider-id"
 import { CLIENT_CONTEXT_KEY } from "../providers/payin/storefront-data"
 
-/**
- * Captures the shopper's IP address and user agent on the server when a storefront creates a
- * payment session (the service's fraud checks use them). Whatever the storefront itself sends
- * under this key is overwritten, so the values can never be forged from the request body. Only
- * sessions of this plugin's providers (`pp_payin_*`) get it: other providers' data stays theirs.
- */
+// Overwrites whatever the storefront sends under this key, so the service's fraud checks never get forged values; only `pp_payin_*` sessions get it.
 function captureClientContext(req: MedusaRequest, _res: MedusaResponse, next: MedusaNextFunction) {
   const providerId = (req.body as { provider_id?: unknown } | undefined)?.provider_id
   if (!isPayinProvider(typeof providerId === "string" ? providerId : null)) {

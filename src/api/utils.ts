@@ -5,16 +5,10 @@ import { PAYIN_MODULE } from "../modules/payin/key"
 import type PayinModuleService from "../modules/payin/service"
 import { FieldError, zodFields } from "../modules/payin/settings/overrides"
 
-/**
- * Helpers shared by the plugin's admin and store routes, so both answer errors in one shape
- * (Medusa's: `{ type, message }`, plus `fields` naming what was invalid).
- */
-
 export function payinModule(req: MedusaRequest): PayinModuleService {
   return req.scope.resolve<PayinModuleService>(PAYIN_MODULE)
 }
 
-/** 400 with the fields that failed: `{ type, message, fields: [{ path, message }] }`. */
 export function invalid(res: MedusaResponse, fields: FieldError[]): void {
   res.status(400).json({
     type: MedusaError.Types.INVALID_DATA,
@@ -27,7 +21,6 @@ export function notFound(res: MedusaResponse, message: string): void {
   res.status(404).json({ type: MedusaError.Types.NOT_FOUND, message })
 }
 
-/** Parses a body or query with a zod schema; answers 400 naming the fields and returns null when it fails. */
 export function parseOr400<S extends z.ZodType>(res: MedusaResponse, schema: S, input: unknown): z.output<S> | null {
   const result = schema.safeParse(input ?? {})
   if (!result.success) {

@@ -6,23 +6,15 @@ import { isIP } from "net"
 type LookupAddress = { address: string; family: number }
 type LookupOptions = { all?: boolean; family?: number | string; hints?: number; order?: string; verbatim?: boolean }
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void
-/** A `lookup` as net/tls.connect take it. */
 export type GuardedLookup = (hostname: string, options: LookupOptions, callback: LookupCallback) => void
-/** A resolver in dns.lookup's shape, asked for every address (`all: true`). */
 export type AllAddressesLookup = (
   hostname: string,
   options: LookupOptions & { all: true },
   callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void
 ) => void
 
-/**
- * Which hosts a base URL typed in the admin may point at: none of this machine's, the private
- * networks', link-local (cloud metadata at 169.254.169.254) or otherwise non-public addresses,
- * checked on the literal, on every address a name resolves to, and again on the addresses a
- * connection actually uses (a name may resolve differently a second later).
- */
+// A name may resolve differently a second later, so the addresses a connection actually uses are checked again (guardedLookup).
 
-/** [network, prefix length] of the IPv4 ranges refused. */
 const IPV4_REFUSED: [string, number][] = [
   ["0.0.0.0", 8], // "this network", including the unspecified 0.0.0.0
   ["10.0.0.0", 8], // private
@@ -37,7 +29,7 @@ const IPV4_REFUSED: [string, number][] = [
   ["240.0.0.0", 4], // reserved, broadcast
 ]
 
-/** [network, prefix length] of the IPv6 ranges refused (IPv4 embedded in IPv6 is checked as IPv4). */
+/** [network, prefix length] of the IPv6 ranges refused (IPv4 embedded otherwise is checked as IPv4). */
 const IPV6_REFUSED: [string, number][] = [
   ["::", 128], // unspecified
   ["::1", 128], // loopback
@@ -46,6 +38,9 @@ const IPV6_REFUSED: [string, number][] = [
   ["fec0::", 10], // site-local (deprecated)
   ["ff00::", 8], // multicast
   ["100::", 64], // discard
+  ["::ffff:0:0", 96], // IPv4-mapped: a public server is named by its IPv4 address, never this way
+  ["::ffff:0:0:0", 96], // IPv4-translated (RFC 2765)
+  ["64:ff9b:1::", 48], // local-use NAT64 (RFC 8215): a local translator may reach any IPv4, private ones too
 ]
 
 /** Host names of cloud metadata services (they resolve to link-local addresses, when they resolve). */
@@ -98,21 +93,16 @@ function inRange(bytes: number[], network: number[], prefix: number): boolean {
 const v4Ranges = IPV4_REFUSED.map(([net, prefix]) => [ipv4Bytes(net)!, prefix] as const)
 const v6Ranges = IPV6_REFUSED.map(([net, prefix]) => [ipv6Bytes(net)!, prefix] as const)
 
-/** The IPv4 address an IPv6 address carries (mapped, compatible, NAT64, 6to4), if any. */
+/** The IPv4 address an IPv6 address carries (compatible, NAT64, 6to4), if any; mapped ones are refused outright. */
 function embeddedIpv4(bytes: number[]): number[] | null {
   const zeros = (from: number, to: number) => bytes.slice(from, to).every((b) => b === 0)
-  if (zeros(0, 10) && bytes[10] === 0xff && bytes[11] === 0xff) return bytes.slice(12) // ::ffff:a.b.c.d
   if (zeros(0, 12) && !zeros(12, 16)) return bytes.slice(12) // ::a.b.c.d (deprecated "compatible")
   if (bytes[0] === 0x00 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12)) return bytes.slice(12) // 64:ff9b::/96
   if (bytes[0] === 0x20 && bytes[1] === 0x02) return bytes.slice(2, 6) // 2002::/16 (6to4)
   return null
 }
 
-/**
- * True for an address a typed URL must not reach: private, loopback, link-local, unspecified,
- * metadata and other non-public ranges, IPv4 written inside IPv6 included. Anything that is not an
- * IP address counts as refused (fail closed).
- */
+/** Anything that is not an IP address counts as refused (fail closed). */
 export function isRefusedAddress(address: string): boolean {
   const bare = address.replace(/^\[|\]$/g, "")
   const family = isIP(bare.replace(/%.*$/, ""))
@@ -130,11 +120,7 @@ export function isRefusedAddress(address: string): boolean {
   return true
 }
 
-/**
- * Why `hostname` (as `new URL(…).hostname` gives it) is refused without resolving it: a loopback
- * name (`localhost`, `*.localhost`), a metadata service's name, or a refused IP literal. Null when
- * only DNS can tell.
- */
+/** Null when only DNS can tell. */
 export function refusedHostName(hostname: string): string | null {
   const host = hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase()
   if (!host) return "the host is empty"
@@ -153,11 +139,7 @@ const resolveAll: Resolve = (hostname) =>
     dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)))
   )
 
-/**
- * Why a typed URL's host is refused: by name or literal, or because one of the addresses its name
- * resolves to is (every one is checked). Null when it may be called. A name that does not resolve
- * is refused too (nothing could be reached, and nothing was checked).
- */
+/** A name that does not resolve is refused too: nothing could be reached, and nothing was checked. */
 export async function refusedHost(hostname: string, resolve: Resolve = resolveAll): Promise<string | null> {
   const byName = refusedHostName(hostname)
   if (byName) return byName
@@ -174,7 +156,6 @@ export async function refusedHost(hostname: string, resolve: Resolve = resolveAl
   return refused ? `${host} resolves to ${refused.address}, a private, loopback, link-local or otherwise non-public address` : null
 }
 
-/** The error a guarded connection fails with (code ADDRESS_NOT_ALLOWED). */
 export class RefusedAddressError extends Error {
   readonly code = "ADDRESS_NOT_ALLOWED"
   constructor(readonly reason: string) {
@@ -183,13 +164,11 @@ export class RefusedAddressError extends Error {
   }
 }
 
-/**
- * A `lookup` for net/tls.connect that refuses the connection when the name resolves to a refused
- * address: the check made when the URL was typed holds for the address actually connected to.
- */
-export const guardedLookup: GuardedLookup = makeGuardedLookup(dnsLookup as unknown as AllAddressesLookup)
+/** The check made when the URL was typed holds for the address actually connected to. */
+export const guardedLookup: GuardedLookup = makeGuardedLookup((hostname, { family, hints }, callback) =>
+  dnsLookup(hostname, { all: true, hints, family: family === "IPv4" ? 4 : family === "IPv6" ? 6 : Number(family) || 0 }, callback)
+)
 
-/** guardedLookup over another resolver (tests). */
 export function makeGuardedLookup(lookup: AllAddressesLookup): GuardedLookup {
   return (hostname, options, callback) => {
     const fail = (error: NodeJS.ErrnoException) => callback(error, options?.all ? [] : "")

@@ -9,18 +9,11 @@ import {
   REQUISITES_UNAVAILABLE_CODES,
 } from "./errors"
 
-// What an answer of the service means: its body parsed with the shared schemas, or the typed
-// error its status and code stand for.
-
-/** An answer as read from the wire: its status and its (capped) body. */
 export type Answer = { status: number; text: string }
 
 const ErrorBodyLoose = z.looseObject({ code: z.string().optional(), message: z.string().optional() })
 
-/**
- * The typed result of an answer: a 2xx body parsed with `schema`, anything else a typed error.
- * `quote`: the service's code and message may go into the error (see PayinClientOptions.quoteAnswers).
- */
+/** `quote`: the service's code and message may go into the error (see PayinClientOptions.quoteAnswers). */
 export function parseAnswer<S extends z.ZodType>(
   res: Answer,
   schema: S,

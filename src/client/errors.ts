@@ -1,9 +1,6 @@
 import { isIP } from "net"
 
-/**
- * Typed errors of the Merchant Payment Service client. Messages are safe to show a merchant and to
- * log: they never contain the API key, only the service's code and message.
- */
+// Messages are safe to show a merchant and to log: never the API key, only the service's code and message.
 
 export type PayinErrorKind =
   | "unauthorized"
@@ -22,7 +19,6 @@ export type PayinErrorKind =
 export class PayinServiceError extends Error {
   /** True when the request may have taken effect at the service (timeouts, resets, 5xx). */
   readonly ambiguous: boolean
-  /** True when the same request may succeed if sent again. */
   readonly retryable: boolean
 
   constructor(
@@ -84,7 +80,6 @@ export class PayinIpNotWhitelistedError extends PayinServiceError {
   }
 }
 
-/** An IP address in the 403 answer (a field such as `ip`, or the message), if there is one. */
 function reportedAddress(details: PayinServiceError["details"]): string | null {
   const fields = details.fields && typeof details.fields === "object" ? (details.fields as Record<string, unknown>) : {}
   const candidates = [fields.ip, fields.address, fields.clientIp, fields.remoteAddress, details.serviceMessage]
@@ -117,10 +112,7 @@ export class PayinNotFoundError extends PayinServiceError {
   }
 }
 
-/**
- * An answer longer than the client's cap (`maxResponseBytes`): not read further, none of it kept.
- * Ambiguous: the request reached the server, so a POST may have taken effect.
- */
+/** Ambiguous: the request reached the server, so a POST may have taken effect; none of the answer is kept. */
 export class PayinResponseTooLargeError extends PayinServiceError {
   constructor(details: PayinServiceError["details"], readonly limitBytes: number) {
     super(
@@ -133,14 +125,12 @@ export class PayinResponseTooLargeError extends PayinServiceError {
   }
 }
 
-/** Codes the service (or the sandbox) uses for "no requisites left". */
 export const REQUISITES_UNAVAILABLE_CODES = new Set([
   "REQUISITES_UNAVAILABLE",
   "REQUISITES_NOT_AVAILABLE",
   "NO_REQUISITES",
   "REQUISITE_NOT_FOUND",
 ])
-/** Codes for "a transaction with this externalTransactionId exists". */
 export const DUPLICATE_EXTERNAL_ID_CODES = new Set(["DUPLICATE_EXTERNAL_ID", "DUPLICATE_EXTERNAL_TRANSACTION_ID"])
 
 export function isPayinServiceError(error: unknown): error is PayinServiceError {

@@ -1,7 +1,4 @@
-/**
- * The service's pay-in methods. No imports: the admin bundles this list without the client's
- * zod schemas (src/client/schemas.ts builds PayinMethodSchema from it).
- */
+// No imports: the admin bundles this list without the client's zod schemas.
 export const PAYIN_METHODS = [
   "account",
   "card",

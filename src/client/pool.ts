@@ -1,15 +1,11 @@
 import { createHash } from "crypto"
 import { PayinClient, type PayinClientOptions } from "./client"
 
-/** What one instance's client is made with; `id` names the instance it is kept for. */
 export type PooledClientOptions = Pick<PayinClientOptions, "apiKey" | "baseUrl" | "timeoutMs" | "signRequests" | "refusePrivateAddresses"> & {
   id: string
 }
 
-/**
- * One client per provider instance, kept while what it is made with does not change (its
- * connections are reused); a new key, URL, timeout or address guard makes a new one.
- */
+/** A new key, URL, timeout or address guard makes a new client; otherwise its connections are reused. */
 export class PayinClientPool {
   private readonly clients = new Map<string, { signature: string; client: PayinClient }>()
 

@@ -2,54 +2,34 @@ import { z } from "zod"
 import { SERVICE_STATUSES, type ServiceStatus } from "../status"
 import { PAYIN_METHODS } from "./methods"
 
-/**
- * Zod schemas of the Merchant Payment Service's resources (spec: merchant-payment-service.md).
- *
- * Two families live here:
- * - response schemas (Transaction, Requisite, Bank, Currency, ErrorBody): tolerant, because the
- *   plugin parses the REAL service's answers with them. Unknown keys pass through, fields the spec
- *   marks optional or "not shown" are optional, nullables accept null.
- * - request schemas (PayinRequest, PaymentPageConfig, ...): what a well-formed request must carry.
- *   The sandbox validates incoming bodies with them and the plugin builds its requests against them,
- *   so the two cannot drift.
- */
+// Response schemas are tolerant (they parse the REAL service's answers); request schemas are strict, and the sandbox validates with them, so the two cannot drift.
 
 export { PAYIN_METHODS }
 export const PayinMethodSchema = z.enum(PAYIN_METHODS)
 export type PayinMethod = z.infer<typeof PayinMethodSchema>
 
-/** The wire enum of `status`: the service statuses of the one status module (src/status.ts). */
 export const TransactionStatusSchema = z.enum(SERVICE_STATUSES)
 export type TransactionStatus = ServiceStatus
 
 /** Largest fiat amount the schemas accept (the spec gives no bound; this keeps cents exact). */
 export const MAX_FIAT_AMOUNT = 1_000_000_000
 
-/** True when `value` is a finite number with at most two fraction digits. */
 export function hasAtMostTwoDecimals(value: number): boolean {
   return Number.isFinite(value) && Number(value.toFixed(2)) === value
 }
 
-/** A positive fiat amount as a JSON number with at most 2 fraction digits. */
 export const FiatAmountNumberSchema = z
   .number()
   .positive()
   .max(MAX_FIAT_AMOUNT)
   .refine(hasAtMostTwoDecimals, { message: "must have at most 2 fraction digits" })
 
-/** Decimal string with exactly two fraction digits, e.g. "1500.00". */
 export const DECIMAL_2_PATTERN = /^-?\d+\.\d{2}$/
 export const Decimal2StringSchema = z.string().regex(DECIMAL_2_PATTERN, "must be a decimal with 2 fraction digits")
-/** A fiat amount as the service states it: a non-negative decimal string with exactly 2 fraction digits. */
 export const FiatAmountStringSchema = z
   .string()
   .regex(/^\d{1,12}\.\d{2}$/, "must be a non-negative decimal with 2 fraction digits, e.g. \"1500.00\"")
-/** A string of digits, e.g. "15552000". */
 export const DigitStringSchema = z.string().regex(/^\d+$/, "must be a string of digits")
-
-// ---------------------------------------------------------------------------------------------
-// Extra (sent by the merchant, echoed back by the service)
-// ---------------------------------------------------------------------------------------------
 
 export const PayerInfoSchema = z.looseObject({
   ip: z.string().optional(),
@@ -81,11 +61,6 @@ export const ExtraRequestSchema = z.looseObject({
 })
 export type ExtraRequest = z.infer<typeof ExtraRequestSchema>
 
-// ---------------------------------------------------------------------------------------------
-// Payment Page configuration
-// ---------------------------------------------------------------------------------------------
-
-/** An absolute http(s) URL (what the Payment Page may redirect to or link). */
 export const HttpUrlSchema = z
   .string()
   .max(2048)
@@ -101,7 +76,6 @@ export const HttpUrlSchema = z
     { message: "must be an absolute http(s) URL" }
   )
 
-/** Support link: an http(s) URL, or a mailto:/tel: link. */
 export const SupportLinkSchema = z
   .string()
   .max(2048)
@@ -125,16 +99,11 @@ export const PaymentPageConfigSchema = z.looseObject({
 })
 export type PaymentPageConfig = z.infer<typeof PaymentPageConfigSchema>
 
-// ---------------------------------------------------------------------------------------------
-// Pay-in request
-// ---------------------------------------------------------------------------------------------
-
 export const FiatAmountRangeSchema = z
   .object({ min: FiatAmountNumberSchema, max: FiatAmountNumberSchema })
   .refine((range) => range.min <= range.max, { message: "min must not exceed max", path: ["min"] })
 export type FiatAmountRange = z.infer<typeof FiatAmountRangeSchema>
 
-/** ISO 4217 alphabetic code in any case (the service answers upper-case). */
 export const FiatCurrencyCodeSchema = z.string().regex(/^[A-Za-z]{3}$/, "must be a 3-letter ISO 4217 code")
 
 export const PayinRequestSchema = z
@@ -158,10 +127,6 @@ export const PayinRequestSchema = z
     }
   })
 export type PayinRequest = z.infer<typeof PayinRequestSchema>
-
-// ---------------------------------------------------------------------------------------------
-// Response resources (tolerant)
-// ---------------------------------------------------------------------------------------------
 
 export const RequisiteSchema = z.looseObject({
   id: z.string(),
@@ -220,9 +185,7 @@ export const ErrorBodySchema = z.looseObject({
 })
 export type ErrorBody = z.infer<typeof ErrorBodySchema>
 
-// ---------------------------------------------------------------------------------------------
-// Pay-out (its shape is "not shown" by the spec; this is the sandbox's minimal documented shape)
-// ---------------------------------------------------------------------------------------------
+// Pay-out: its shape is "not shown" by the spec; this is the sandbox's minimal documented shape.
 
 export const PayOutRequestSchema = z.looseObject({
   fiatAmount: FiatAmountNumberSchema,

@@ -1,11 +1,6 @@
 import { createHmac, timingSafeEqual } from "crypto"
 
-/**
- * Webhook / request signature of the Merchant Payment Service: lower-case hexadecimal
- * HMAC-SHA256 of the exact body bytes, keyed with the merchant's API key. `sign` makes it
- * (requests, the sandbox's webhooks); `checkWebhookSignature` reads a header and classifies it
- * (the webhook route); `verify` is its yes/no.
- */
+// Lower-case hex HMAC-SHA256 of the exact body bytes, keyed with the merchant's API key.
 
 const HEX_DIGEST = /^[0-9a-f]{64}$/i
 
@@ -21,11 +16,7 @@ export function sign(body: Body, key: string): string {
   return digest(body, key).toString("hex")
 }
 
-/**
- * Classifies a webhook's `x-signature` the way the spec's receiver rules answer it: missing (also
- * a header sent twice), not hexadecimal or of the wrong length (4xx, 400), or not matching the raw
- * body (401; also when there is no body or no key). Constant-time comparison; never throws.
- */
+/** Answers as the spec's receiver rules do (a header sent twice counts as missing); constant-time; never throws. */
 export function checkWebhookSignature(
   rawBody: Body | null | undefined,
   header: string | string[] | null | undefined,
@@ -49,7 +40,6 @@ export function checkWebhookSignature(
   }
 }
 
-/** True only for a well-formed header that matches `rawBody` under `key` (see checkWebhookSignature). */
 export function verify(
   rawBody: Body | null | undefined,
   header: string | string[] | null | undefined,

@@ -2,10 +2,6 @@ import type { Dispatcher } from "undici"
 import { RefusedAddressError } from "./address"
 import { PayinResponseTooLargeError, PayinServiceError } from "./errors"
 
-// What can go wrong on the wire, as typed errors: the deadline of one exchange, an answer too
-// large to read, a refused address, a timeout or a connection error.
-
-/** The overall deadline of one exchange passed. */
 export class DeadlineError extends Error {
   constructor() {
     super("deadline passed")
@@ -13,10 +9,7 @@ export class DeadlineError extends Error {
   }
 }
 
-/**
- * The answer's body as text, read up to `max` bytes: a longer one (declared or streamed) stops the
- * read, closes the connection and fails with PayinResponseTooLargeError, none of its text kept.
- */
+/** A longer answer (declared or streamed) stops the read and closes the connection, none of its text kept. */
 export async function readCapped(res: Dispatcher.ResponseData, max: number, method: string, path: string): Promise<string> {
   const tooLarge = () => {
     res.body.on("error", () => undefined) // destroying an unread body reports the abort: nobody waits for it
@@ -48,7 +41,8 @@ export function addressError(error: RefusedAddressError, method: string, path: s
   )
 }
 
-export function transportError(error: unknown, method: string, path: string, timeoutMs: number): PayinServiceError {
+/** `within`: what a timeout waited for ("15000 ms", or the operation's deadline). */
+export function transportError(error: unknown, method: string, path: string, within: string): PayinServiceError {
   if (error instanceof RefusedAddressError) {
     return addressError(error, method, path)
   }
@@ -67,7 +61,7 @@ export function transportError(error: unknown, method: string, path: string, tim
   if (timedOut) {
     return new PayinServiceError(
       "timeout",
-      `The payment service did not answer ${method} ${path} within ${timeoutMs} ms`,
+      `The payment service did not answer ${method} ${path} within ${within}`,
       { method, path },
       { ambiguous: true, retryable: true, cause: error }
     )

@@ -8,7 +8,6 @@ import { payinProviderId } from "../provider-id"
 import { isDisputeStatus } from "../status"
 import { followInMedusa } from "./effects"
 import { payinLockOptions, withLock } from "./lock"
-import { pauseForTests } from "./test-pause"
 
 /**
  * When the apply path runs the Medusa effect a pay-in's status asks for:
@@ -78,7 +77,7 @@ export async function applyPayinEvent(container: MedusaContainer, input: ApplyPa
       const current = await payin.settings.withClient(input.instanceId, (service) => service.lookUp({ id: transaction.id }))
       if (current && !isDisputeStatus(current.status)) transaction = current
     }
-    await pauseForTests(container, "record", transaction.id)
+    await payin.faultPoints("record", transaction.id)
     try {
       return await withLock(
         container,

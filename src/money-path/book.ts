@@ -1,124 +1,48 @@
-import { MedusaContainer } from "@medusajs/framework/types"
-import { Modules, PaymentActions, PaymentEvents } from "@medusajs/framework/utils"
-import { capturePaymentWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
-import { type AmountInput, eq, gt } from "../money"
-import { CAPTURE_ON_AUTHORIZE_KEY } from "../providers/payin/answer"
-import { type SessionCapture, type SessionInfo, capturedOf, capturedOnAuthorizeOf, loadSession, orderOfCart, paymentOfSession } from "./medusa"
-import { pauseForTests } from "./test-pause"
+import type { MedusaContainer } from "@medusajs/framework/types"
+import { Modules, PaymentActions } from "@medusajs/framework/utils"
+import { authorizePaymentSessionForOrderWorkflow, capturePaymentWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
+import { gt, remainingToCapture } from "../money"
+import { type SessionInfo, capturedOf } from "./medusa"
+import { recordOrderCapturesWorkflow } from "./record-order-captures"
 
-// How the capture effect has Medusa book a pay-in's money (effects.ts decides whether and how much).
+// How the capture effect has Medusa book a pay-in's money, through Medusa's own workflows
+// (effects.ts decides whether, how and how much: decide.ts).
 
 /**
- * Has Medusa book `rest` of a session: what Medusa then holds (its order, what its payment
- * captured; `sessionGone` when a failed cart completion replaced the session).
+ * A placed order's session without a Payment: authorizePaymentSessionForOrderWorkflow makes the
+ * Payment (captured in the same transaction when all of the session amount arrived: the provider
+ * answers `captured`) and writes the order's transactions of its captures; whatever of `rest` it
+ * did not capture, capturePaymentWorkflow captures. A session created after its order was placed
+ * (pay again) is still `pending`: it is first marked as awaiting its authorization, as completion
+ * marks the order's own.
  */
-export async function book(
-  container: MedusaContainer,
-  session: SessionInfo,
-  rest: string,
-  { ledgerId, currency }: { ledgerId: string; currency: string },
-  run: { guard: () => Promise<void> }
-): Promise<{ orderId: string | null; captured: string; sessionGone: boolean }> {
-  if (gt(rest, 0)) {
-    await pauseForTests(container, "capture", ledgerId)
-    await run.guard()
-    if (session.orderId) {
-      // The order is placed. The whole session amount arrived and Medusa has no Payment yet (the
-      // usual case): one authorize makes the Payment and captures it in one Medusa transaction
-      // (the provider answers `captured` to this call only, and marks the Payment as this
-      // pay-in's), then the order's transaction for the capture, as Medusa's capture workflow
-      // writes it. Otherwise Medusa authorizes the session (its Payment, answered from the ledger)
-      // and captures `rest` with capturePaymentWorkflow: the steps processPaymentWorkflow takes
-      // for a placed order, without its cart lookups and cart lock (no cart is left to complete).
-      const whole = !session.paymentId && eq(rest, session.amount as AmountInput)
-      const payment = session.paymentId
-        ? { id: session.paymentId }
-        : await authorizeSession(container, session.id, whole ? { [CAPTURE_ON_AUTHORIZE_KEY]: { ledger_id: ledgerId, amount: rest } } : {})
-      if (capturedOnAuthorizeOf(payment) === ledgerId) {
-        // made and captured by this call (a run overtaken before it, holding no token now, stops
-        // here and writes nothing; one that got this far before our claim left a Payment our
-        // session read would have found): no transaction can name its capture yet
-        await run.guard()
-        const captured = await recordOrderCaptures(container, session.orderId, payment, currency, { fresh: true })
-        if (captured !== null) return { orderId: session.orderId, captured, sessionGone: false }
-      }
-      await run.guard()
-      const { result } = await capturePaymentWorkflow(container).run({ input: { payment_id: payment.id, amount: rest as unknown as number } })
-      return { orderId: session.orderId, captured: capturedOf(result), sessionGone: false }
-    }
-    // paid first: Medusa completes the cart (placing the order) with the payment
-    await processPaymentWorkflow(container).run({
-      input: { action: PaymentActions.SUCCESSFUL, data: { session_id: session.id, amount: rest as unknown as number } },
+export async function authorizeForOrder(container: MedusaContainer, session: SessionInfo, rest: string): Promise<void> {
+  if (session.status === "pending") {
+    await container.resolve(Modules.PAYMENT).updatePaymentSession({
+      id: session.id,
+      data: session.data,
+      amount: session.amount,
+      currency_code: session.currency_code,
+      status: "pending_authorization",
     })
   }
-  const after = await loadSession(container, session.id)
-  if (after?.orderId && after.paymentId && gt(after.capturedAmount, 0)) {
-    // captured by an earlier run that stopped before the order's transaction for it was written
-    await run.guard()
-    await recordOrderCaptures(container, after.orderId, { id: after.paymentId, captures: after.captures }, currency)
-  }
-  return {
-    orderId: after?.orderId ?? (await orderOfCart(container, session.cartId)),
-    captured: after ? after.capturedAmount : ((await paymentOfSession(container, session.id))?.captured_amount ?? "0"),
-    sessionGone: !after,
-  }
+  const { result: payment } = await authorizePaymentSessionForOrderWorkflow(container).run({ input: { payment_session_id: session.id } })
+  if (!payment) throw new Error(`Medusa left payment session ${session.id} awaiting its authorization`)
+  const left = remainingToCapture(rest, capturedOf(payment))
+  if (gt(left, 0)) await captureRest(container, payment.id, left)
 }
 
-/** Authorizes a payment session in Medusa's Payment Module: its Payment (thrown when none was made). */
-async function authorizeSession(
-  container: MedusaContainer,
-  sessionId: string,
-  context: Record<string, unknown>
-): Promise<{ id: string; data?: Record<string, unknown> | null; captures?: SessionCapture[] | null }> {
-  const payment = await container.resolve(Modules.PAYMENT).authorizePaymentSession(sessionId, context)
-  if (!payment?.id) throw new Error(`Medusa made no payment when authorizing session ${sessionId}`)
-  return payment
+/** Captures `rest` of a Payment (Medusa's capture workflow, with the order's transaction of the capture). */
+export async function captureRest(container: MedusaContainer, paymentId: string, rest: string): Promise<void> {
+  await capturePaymentWorkflow(container).run({ input: { payment_id: paymentId, amount: rest } })
 }
 
-/**
- * The order's transactions for the money path's captures of a payment, as Medusa's capture
- * workflow writes them (addOrderTransactionStep: one per capture, `reference: "capture"`, never
- * twice; they make the order's paid total), and Medusa's `payment.captured` when any was missing.
- * The money path's captures are the ones no user signed (`created_by`): made by its one-step
- * authorize, or by capturePaymentWorkflow when a run stopped before that workflow's own
- * transaction step (Medusa never compensates a capture). A user's capture from the admin is left
- * to its own workflow. `fresh`: the payment was just made and captured by this run, so no
- * transaction names its captures yet. What all of the payment's captures sum to; null when it has none.
- */
-async function recordOrderCaptures(
-  container: MedusaContainer,
-  orderId: string,
-  payment: { id: string; captures?: SessionCapture[] | null },
-  currency: string,
-  { fresh = false }: { fresh?: boolean } = {}
-): Promise<string | null> {
-  const paymentId = payment.id
-  // given: Medusa's answer to the authorize, or the session read (with each capture's author)
-  const captures: SessionCapture[] = payment.captures?.length
-    ? payment.captures
-    : await container.resolve(Modules.PAYMENT).listCaptures({ payment_id: paymentId }, { select: ["id", "amount", "raw_amount", "created_by"] })
-  if (!captures.length) return null
-  const ours = captures.filter((c) => !c.created_by)
-  const orders = container.resolve(Modules.ORDER)
-  const existing = ours.length && !fresh
-    ? await orders.listOrderTransactions(
-        { order_id: orderId, reference: "capture", reference_id: ours.map((c) => c.id) },
-        { select: ["reference_id"] }
-      )
-    : []
-  const written = new Set(existing.map((t) => t.reference_id))
-  const missing = ours.filter((c) => !written.has(c.id))
-  if (missing.length) {
-    await orders.addOrderTransactions(
-      missing.map((c) => ({
-        order_id: orderId,
-        amount: (c.raw_amount ?? c.amount) as number,
-        currency_code: currency,
-        reference: "capture",
-        reference_id: c.id,
-      }))
-    )
-    await container.resolve(Modules.EVENT_BUS).emit({ name: PaymentEvents.CAPTURED, data: { id: paymentId } })
-  }
-  return capturedOf({ captures })
+/** A cart paid before its completion: Medusa's processPaymentWorkflow completes it with the payment (`rest` booked). */
+export async function completeCart(container: MedusaContainer, sessionId: string, rest: string): Promise<void> {
+  await processPaymentWorkflow(container).run({ input: { action: PaymentActions.SUCCESSFUL, data: { session_id: sessionId, amount: rest } } })
+}
+
+/** The order's transactions of the money path's captures of a Payment, written where missing (recordOrderCapturesWorkflow). */
+export async function recordOrderCaptures(container: MedusaContainer, orderId: string, paymentId: string): Promise<void> {
+  await recordOrderCapturesWorkflow(container).run({ input: { order_id: orderId, payment_id: paymentId } })
 }

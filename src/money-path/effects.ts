@@ -1,18 +1,17 @@
 import { MedusaContainer } from "@medusajs/framework/types"
+import { Modules } from "@medusajs/framework/utils"
 import { cancelOrderWorkflow } from "@medusajs/medusa/core-flows"
 import { errorMessage } from "../client/errors"
-import type { ClaimedRow, EffectAnnouncement, EffectOutcomeRecord } from "../modules/payin/ledger/effects"
+import type { EffectAnnouncement, EffectOutcomeRecord } from "../modules/payin/ledger/effects"
 import { EffectFencedError } from "../modules/payin/ledger/errors"
 import type { LedgerRow } from "../modules/payin/ledger/types"
-import { capturableAmount, gt, lt, remainingToCapture } from "../money"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
-import type { PayinFlag } from "../status"
-import { book } from "./book"
-import { type LockHold, LockLostError, withLock } from "./lock"
-import { loadOrder, loadSession, orderAwaitingPayment, resolveCollection, sessionForLatePayment } from "./medusa"
-import { decideEnd } from "./pay-again"
-import { pauseForTests } from "./test-pause"
+import { authorizeForOrder, captureRest, completeCart, recordOrderCaptures } from "./book"
+import { type CaptureStep, decideBooked, decideCapture, decideOrderEnd, paysLate } from "./decide"
+import { type LockHold, LockLostError, payinLockOptions, withLock } from "./lock"
+import { orderOfCart } from "../medusa"
+import { type SessionInfo, capturedOfSessionPayment, loadSession, orderAwaitingPayment, resolveCollection } from "./medusa"
 
 export type EffectOutcome = { effects: string[]; pending: boolean }
 
@@ -23,30 +22,17 @@ export type EffectRunOptions = {
   hold?: LockHold
 }
 
-/**
- * One claimed run of an effect: its fencing token, the check made before each step outside the
- * ledger, and how it ends: one commit of the whole outcome (flags, notes, links, the effect
- * cleared, the notification owed), its events after it.
- */
+/** One claimed run of an effect: its fencing token, the check before each Medusa step, and its one settling commit. */
 type Run = { fence: number; guard: () => Promise<void>; settle: (outcome: EffectOutcomeRecord) => Promise<boolean> }
 
 /**
  * Makes Medusa follow the ledger: the effect the last status change asked for (`effect_pending`,
- * recorded in the same commit as the status) is done here, idempotently, and cleared when done.
- * A run first claims the effect on the row (a fencing token; only when it is due, unless forced)
- * and checks before each Medusa step, and when settling it, that it still holds the lock and
- * the token: a run that outlived its lock stops and leaves the effect to its new holder. Each
- * outcome is written in one commit (settle). A
- * failure leaves it pending, due again after a backoff (30 s doubling to an hour, jittered):
- * reconciliation retries it for good, and after the plugin's effectRetryLimit attempts the
- * pay-in is flagged (capture_failed / order_cancel_failed).
- * - capture (closed): the amount to book, for a placed order by authorizing the session and
- *   capturePaymentWorkflow, for a cart not yet completed by processPaymentWorkflow (which completes
- *   it); money into a pay-in the store ended or whose
- *   session is gone is flagged, never attached; paid without an order is flagged.
- * - cancel_order (canceled): the store ends the pay-in and, when the setting is on, cancels the
- *   order placed while waiting for the payment, unless another pay-in of its payment collection
- *   was paid.
+ * recorded in the same commit as the status) is claimed (a fencing token; only when due, unless
+ * forced), carried out step by step as decide.ts says, with the lock and the token checked before
+ * each Medusa step, and settled in one commit. A failure leaves it pending, due again after a
+ * backoff; reconciliation retries it for good, flagged after the plugin's effectRetryLimit.
+ * Effects of one payment collection take turns (captures of an order's several pay-ins, an
+ * order's cancel), so each sees what the others booked.
  */
 export async function followInMedusa(
   container: MedusaContainer,
@@ -73,12 +59,11 @@ export async function followInMedusa(
     settle: async (outcome) => (await payin.ledger.effects.settle(row.id, effect, outcome, fence)).flagged,
   }
   const effects: string[] = []
+  const job = () => (effect === "capture" ? capture(container, payin, claimed, effects, run) : endOrder(container, payin, claimed, effects, run))
   try {
-    if (effect === "capture") {
-      await capture(container, payin, claimed, effects, run)
-    } else {
-      await endOrder(container, payin, claimed, effects, run)
-    }
+    const collectionId = claimed.payment_collection_id
+    const lock = payinLockOptions((await payin.settings.plugin()).lockTtlSeconds)
+    await (collectionId ? withLock(container, `payin:collection:${collectionId}`, job, lock) : job())
     return { effects, pending: false }
   } catch (error) {
     const message = errorMessage(error)
@@ -93,195 +78,175 @@ export async function followInMedusa(
   }
 }
 
-/**
- * The capture effect. Pay-ins of one order can be paid close together (a late payment into an
- * ended pay-in while the shopper pays new details): while a payment collection holds more than
- * one pay-in, its captures take turns (a lock across processes), so each sees what the others
- * booked and the order is never paid twice.
- */
-async function capture(container: MedusaContainer, payin: PayinModuleService, row: ClaimedRow, effects: string[], run: Run): Promise<void> {
-  const collectionId = row.payment_collection_id
-  if (!collectionId || row.collection_payins < 2) {
-    return captureOne(container, payin, row, effects, run)
-  }
-  await withLock(container, `payin:collection:${collectionId}`, () => captureOne(container, payin, row, effects, run), COLLECTION_LOCK)
-}
-
-/** One capture at a time per payment collection: long enough for Medusa's capture, a dead holder's lock expires. */
-const COLLECTION_LOCK = { waitMs: 30_000, expireSeconds: 120 }
-
-async function captureOne(container: MedusaContainer, payin: PayinModuleService, claimed: LedgerRow, effects: string[], run: Run): Promise<void> {
+/** The capture effect: each step decideCapture names, until it books, flags or skips. */
+async function capture(container: MedusaContainer, payin: PayinModuleService, claimed: LedgerRow, effects: string[], run: Run): Promise<void> {
   let row = claimed
-  /** Settles the capture with a flag (once): `flagged:<name>` when the flag is new. */
-  const settleFlagged = async (name: PayinFlag, reason: string, extra: Record<string, unknown>, outcome: EffectOutcomeRecord) => {
-    const ids = await resolveCollection(container, row.payment_collection_id)
-    const details = {
-      reason,
-      fiat_amount: row.fiat_amount,
-      currency: row.currency_code,
-      requisite: row.requisite,
-      session_id: row.session_id,
-      payment_collection_id: row.payment_collection_id,
-      cart_id: row.cart_id ?? ids.cart_id,
-      order_id: row.order_id ?? ids.order_id,
-      ...extra,
-    }
-    if (await run.settle({ ...outcome, flag: { flag: name, details } })) effects.push(`flagged:${name}`)
-  }
-  let session = row.session_id ? await loadSession(container, row.session_id, { orderId: row.order_id, cartId: row.cart_id }) : null
-  if (row.store_canceled_at || !session) {
-    // Paid after the store ended the pay-in, or after Medusa deleted its session (the cart changed,
-    // or the shopper asked for new details): captured only for an order that still awaits its
-    // payment, on a session of its own; otherwise flagged for the merchant, never attached.
-    const orderId = await orderAwaitingPayment(container, row, session)
-    if (orderId && !session) {
-      session = await sessionForLatePayment(container, row, orderId)
-    }
-    if (!orderId || !session) {
-      if (row.store_canceled_at) {
-        await settleFlagged("late_payment", "paid after the store ended the pay-in (expired or order canceled)", {}, { note: "not captured: late payment" })
-      } else {
-        const reason = row.session_id ? "paid after Medusa deleted the payment session (the cart changed)" : "pay-in unknown to the store"
-        await settleFlagged("stray_payment", reason, {}, { note: "not captured: stray payment" })
+  for (let round = 0; round < 4; round++) {
+    const session = row.session_id ? await loadSession(container, row.session_id, { orderId: row.order_id, cartId: row.cart_id }) : null
+    const step = decideCapture(row, session, paysLate(row, session) ? await orderAwaitingPayment(container, row, session) : null)
+    switch (step.kind) {
+      case "flag": {
+        const ids = await resolveCollection(container, row.payment_collection_id)
+        const orderId = step.orderId ?? row.order_id ?? ids.order_id
+        const details = {
+          reason: step.reason,
+          fiat_amount: row.fiat_amount,
+          currency: row.currency_code,
+          requisite: row.requisite,
+          session_id: row.session_id,
+          payment_collection_id: row.payment_collection_id,
+          cart_id: row.cart_id ?? ids.cart_id,
+          order_id: orderId,
+        }
+        const outcome = { note: step.note, ended: step.ended, ...(step.orderId ? { order_id: step.orderId } : {}) }
+        if (await run.settle({ ...outcome, flag: { flag: step.flag, details } })) effects.push(`flagged:${step.flag}`)
+        return
       }
-      return
+      case "skip":
+        await run.settle({ note: step.note })
+        return
+      case "reopen":
+        await payin.ledger.effects.reopenForLatePayment(row.id, run.fence, `paid late while order ${step.orderId} still awaits its payment: captured for it`)
+        row = { ...row, store_canceled_at: null }
+        effects.push("late_payment_taken")
+        continue
+      case "new_session":
+        await run.guard()
+        row = { ...row, session_id: await sessionForLatePayment(container, payin, row, run) }
+        if (!effects.includes("late_payment_taken")) effects.push("late_payment_taken")
+        continue
+      default:
+        return book(container, payin, row, session!, step, effects, run)
     }
-    if (row.store_canceled_at) {
-      await payin.ledger.effects.reopenForLatePayment(row.id, run.fence, `paid late while order ${orderId} still awaits its payment: captured for it`)
-      row = { ...row, store_canceled_at: null }
-    }
-    effects.push("late_payment_taken")
   }
-  if (gt(session.collectionCapturedAmount, session.capturedAmount)) {
-    // the order's money came through another pay-in of it already (paid twice): the merchant decides
-    await settleFlagged(
-      "stray_payment",
-      "paid after the order was paid through another pay-in",
-      { order_id: session.orderId },
-      { order_id: session.orderId, note: "not captured: the order was paid already" }
-    )
-    return
-  }
-  if (session.orderId && (session.orderStatus ?? (await loadOrder(container, session.orderId))?.status) === "canceled") {
-    await settleFlagged(
-      "late_payment",
-      "paid after the order was canceled",
-      { order_id: session.orderId },
-      { ended: "order canceled before the payment arrived", order_id: session.orderId, note: "not captured: late payment" }
-    )
-    return
-  }
-  const amount = capturableAmount(row)
-  if (amount === null) {
-    // received in another currency: flagged when recorded; the merchant decides
-    await run.settle({ note: "not captured: received in another currency" })
-    return
-  }
-  // Capture up to what arrived, less what Medusa captured already (another path, an admin): the
-  // provider's capturePayment refuses anything beyond it, so no path books the difference twice.
-  const rest = remainingToCapture(amount, session.capturedAmount)
-  const { orderId, captured, sessionGone } = await book(container, session, rest, { ledgerId: row.id, currency: row.currency_code }, run)
-  const booked = !lt(captured, amount)
-  if (orderId && booked) {
-    effects.push("captured")
-    const announce = await announcement(container, payin, row, { kind: "captured", order_id: orderId })
-    await run.settle({ captured: true, order_id: orderId, cart_id: session.cartId, announce })
-    return
-  }
-  if (!orderId && (booked || sessionGone)) {
-    // Medusa took the payment, then could not place the order (out of stock, …) and its
-    // compensation replaced the session: the money is in, no order exists. The merchant decides.
-    await settleFlagged(
-      "paid_without_order",
-      "paid, but Medusa could not place the order from the cart",
-      { cart_id: session.cartId },
-      { captured: gt(captured, 0), cart_id: session.cartId }
-    )
-    return
-  }
-  throw new Error(
-    `Medusa captured ${captured} of ${amount} for session ${session.id} (cart ${session.cartId ?? "?"}, order ${orderId ?? "none"})`
-  )
+  throw new Error(`the capture of ${row.id} did not settle on a step`)
 }
 
+/**
+ * A new payment session of the pay-in's collection that takes its late payment: the intent is
+ * recorded on the ledger row, and the provider honours it when Medusa creates the session
+ * (nothing is asked of the service). The session's id.
+ */
+async function sessionForLatePayment(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, run: Run): Promise<string> {
+  await payin.ledger.requestReattach(row.id, run.fence)
+  const created = await container.resolve(Modules.PAYMENT).createPaymentSession(row.payment_collection_id!, {
+    provider_id: row.provider_id,
+    currency_code: row.currency_code,
+    amount: String(row.raw_amount?.value ?? row.amount),
+    data: {},
+  })
+  const attached = await payin.ledger.get(row.id)
+  if (attached?.session_id !== created.id) throw new Error(`payment session ${created.id} did not take the late payment of ${row.id}`)
+  return created.id
+}
+
+async function book(
+  container: MedusaContainer,
+  payin: PayinModuleService,
+  row: LedgerRow,
+  session: SessionInfo,
+  step: Extract<CaptureStep, { kind: "authorize" | "capture" | "complete_cart" }>,
+  effects: string[],
+  run: Run
+): Promise<void> {
+  await payin.faultPoints("capture", row.id)
+  await run.guard()
+  if (step.kind === "authorize") {
+    await authorizeForOrder(container, session, step.rest)
+  } else if (step.kind === "capture") {
+    if (step.rest !== "0") await captureRest(container, session.paymentId!, step.rest)
+    await run.guard()
+    await recordOrderCaptures(container, session.orderId!, session.paymentId!)
+  } else if (step.rest !== "0") {
+    await completeCart(container, session.id, step.rest)
+  }
+  const after = await loadSession(container, session.id)
+  const outcome = decideBooked(step.amount, {
+    orderId: after?.orderId ?? (await orderOfCart(container, session.cartId)),
+    captured: after ? after.capturedAmount : await capturedOfSessionPayment(container, session.id),
+    sessionGone: !after,
+  })
+  if (outcome.kind === "short") throw new Error(`${outcome.message} for session ${session.id}`)
+  if (outcome.kind === "captured") {
+    effects.push("captured")
+    const announce = await announcement(container, payin, row, { kind: "captured", order_id: outcome.orderId })
+    await run.settle({ captured: true, order_id: outcome.orderId, cart_id: session.cartId, announce })
+    return
+  }
+  const details = {
+    reason: "paid, but Medusa could not place the order from the cart",
+    fiat_amount: row.fiat_amount,
+    currency: row.currency_code,
+    session_id: row.session_id,
+    payment_collection_id: row.payment_collection_id,
+    cart_id: session.cartId,
+  }
+  if (await run.settle({ captured: outcome.captured, cart_id: session.cartId, flag: { flag: "paid_without_order", details } })) {
+    effects.push("flagged:paid_without_order")
+  }
+}
+
+/** The end of a pay-in whose window ended unpaid: each step decideOrderEnd names. */
 async function endOrder(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[], run: Run): Promise<void> {
-  const session = row.session_id ? await loadSession(container, row.session_id, { orderId: row.order_id, cartId: row.cart_id }) : null
-  const ids = { order_id: session?.orderId ?? null, cart_id: session?.cartId ?? null }
   const instanceId = instanceIdOf(row.provider_id)
   const options = instanceId ? await payin.settings.providerOptions(instanceId) : null
-  const cancelUnpaid = instanceId ? (options?.cancelUnpaidOrdersOnExpiry ?? true) : false
-  const capturedAny = Boolean(session && gt(session.collectionCapturedAmount, 0))
-  const siblings = session && !capturedAny ? await payin.ledger.ofCollections([session.payment_collection_id]) : []
-  // another pay-in of the same payment collection was paid (a stray payment into an earlier one of this order)
-  const paidSibling = siblings.find((r) => r.id !== row.id && r.paid_at)
   const ended = "payment window ended unpaid"
-  // pay again: the order waits for its grace period, or for another payable pay-in of it
-  const waitable = session?.orderId && session.orderStatus !== "canceled" && !capturedAny && !paidSibling
-  const decision = waitable ? decideEnd(row, siblings, options?.payAgain, Date.now()) : null
-  if (decision && decision.kind !== "cancel") {
-    const waits = decision.kind === "wait"
-    const announce =
-      waits && !row.pay_again_until
-        ? await announcement(container, payin, row, {
-            kind: "expired",
-            order_id: ids.order_id,
-            order_canceled: false,
-            pay_again_until: decision.until.toISOString(),
-          })
-        : undefined
+  for (let round = 0; round < 3; round++) {
+    // read afresh each round, under the collection's lock: no capture of the order runs meanwhile
+    const session = row.session_id ? await loadSession(container, row.session_id, { orderId: row.order_id, cartId: row.cart_id }) : null
+    const siblings = session ? await payin.ledger.ofCollections([session.payment_collection_id]) : []
+    const step = decideOrderEnd(
+      row,
+      { session, siblings, cancelUnpaid: instanceId ? (options?.cancelUnpaidOrdersOnExpiry ?? true) : false, payAgain: options?.payAgain },
+      Date.now()
+    )
+    const ids = { order_id: session?.orderId ?? null, cart_id: session?.cartId ?? null }
+    if (step.kind === "cancel_order") {
+      await payin.faultPoints("cancel_order", row.id)
+      await run.guard()
+      await cancelOrderWorkflow(container).run({ input: { order_id: step.orderId } })
+      effects.push("order_canceled")
+      continue
+    }
+    if (step.kind === "wait" || step.kind === "other") {
+      const waits = step.kind === "wait"
+      const announce =
+        waits && step.announce
+          ? await announcement(container, payin, row, { kind: "expired", order_id: ids.order_id, order_canceled: false, pay_again_until: step.until.toISOString() })
+          : undefined
+      await run.guard()
+      await run.settle({
+        ended,
+        ...ids,
+        announce,
+        payAgainUntil: step.until ?? undefined,
+        payAgainStarted: step.payAgainStarted,
+        deferUntil: waits ? step.until : undefined,
+        note: waits ? `the order waits until ${step.until.toISOString()} for the shopper to pay again` : `the order waits for pay-in ${step.payinId}`,
+      })
+      effects.push(waits ? "waiting" : "ended")
+      return
+    }
+    const flag = step.flag && {
+      flag: step.flag.flag,
+      details: {
+        reason: "expired unpaid, but another pay-in of the same payment collection was paid: the order was kept",
+        paid_payin_id: step.flag.paidPayinId,
+        payment_collection_id: session?.payment_collection_id ?? null,
+        ...ids,
+      },
+    }
+    // what Medusa holds, not what this run did: an earlier run may have canceled the order and
+    // stopped before the effect was settled
+    const announce = step.announce
+      ? await announcement(container, payin, row, { kind: "expired", order_id: ids.order_id, order_canceled: session?.orderStatus === "canceled" })
+      : undefined
     await run.guard()
-    await run.settle({
-      ended,
-      ...ids,
-      announce,
-      payAgainUntil: decision.until ?? undefined,
-      payAgainStarted: Boolean(decision.until) && !siblings.some((r) => r.pay_again_until),
-      deferUntil: waits ? decision.until : undefined,
-      note: waits
-        ? `the order waits until ${decision.until.toISOString()} for the shopper to pay again`
-        : `the order waits for pay-in ${decision.payinId}`,
-    })
-    effects.push(waits ? "waiting" : "ended")
+    if (await run.settle({ ended, ...ids, flag, announce })) effects.push("flagged:paid_elsewhere")
+    effects.push("ended")
     return
   }
-  let flag: EffectOutcomeRecord["flag"]
-  if (session?.orderId && !capturedAny && cancelUnpaid) {
-    const order = await loadOrder(container, session.orderId)
-    if (paidSibling) {
-      // keep the order, tell the merchant
-      flag = {
-        flag: "paid_elsewhere",
-        details: {
-          reason: "expired unpaid, but another pay-in of the same payment collection was paid: the order was kept",
-          paid_payin_id: paidSibling.id,
-          payment_collection_id: session.payment_collection_id,
-          ...ids,
-        },
-      }
-    } else if (order && order.status !== "canceled") {
-      await pauseForTests(container, "cancel_order", row.id)
-      await run.guard()
-      await cancelOrderWorkflow(container).run({ input: { order_id: session.orderId } })
-      effects.push("order_canceled")
-    }
-  }
-  // not when the order was paid through another pay-in of its payment collection; what Medusa
-  // holds, not what this run did: an earlier run may have canceled the order and stopped (a
-  // crash, a failure) before the effect was settled. Once per pay-in: a pay-in whose order waited
-  // for its grace period announced its end then.
-  const announce =
-    !capturedAny && !paidSibling && !row.pay_again_until
-      ? await announcement(container, payin, row, {
-          kind: "expired",
-          order_id: ids.order_id,
-          order_canceled: Boolean(ids.order_id && (await loadOrder(container, ids.order_id))?.status === "canceled"),
-        })
-      : undefined
-  // ending the pay-in clears the effect: only while this run still holds it
-  await run.guard()
-  const flagged = await run.settle({ ended, ...ids, flag, announce })
-  if (flagged) effects.push("flagged:paid_elsewhere")
-  effects.push("ended")
+  throw new Error(`the end of ${row.id} did not settle on a step`)
 }
 
 /**

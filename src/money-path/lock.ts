@@ -1,22 +1,6 @@
 import { MedusaContainer } from "@medusajs/framework/types"
-import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
-
-/**
- * Medusa's locking-postgres provider never hands a lock over to another owner, even after its
- * expiry passed: a process killed while holding one (a deploy, a crash) would block that key for
- * good. Its row is removed here once expired. Other providers (Redis, in-memory) expire locks
- * themselves; without the `locking` table this is a no-op.
- */
-let lockingTableMissing = false
-async function clearExpiredLock(container: MedusaContainer, key: string): Promise<void> {
-  if (lockingTableMissing) return
-  try {
-    const pg = container.resolve(ContainerRegistrationKeys.PG_CONNECTION) as { raw(sql: string, b: unknown[]): Promise<unknown> }
-    await pg.raw("delete from locking where id = ? and expiration is not null and expiration < now()", [key])
-  } catch (error) {
-    if ((error as { code?: string }).code === "42P01") lockingTableMissing = true
-  }
-}
+import { Modules } from "@medusajs/framework/utils"
+import { clearExpiredLock } from "../medusa"
 
 /** Takes `key` for `ownerId` until `expire` seconds pass (an expired lock of a dead owner is taken over). False when held. */
 export async function tryLock(container: MedusaContainer, key: string, ownerId: string, expire: number): Promise<boolean> {

@@ -1,8 +1,4 @@
-/**
- * Exact decimal numbers on BigInt: `units × 10^-scale`. Amounts are never floats here: a number
- * is read through its shortest decimal spelling (`String(0.1 + 0.2)` is "0.30000000000000004",
- * `String(1.005)` is "1.005"), as bignumber.js and Medusa's MathBN read it.
- */
+// Numbers are read through their shortest decimal spelling (`String(1.005)` is "1.005"), as bignumber.js and Medusa's MathBN read them.
 
 /** An exact decimal: `units × 10^-scale`, scale ≥ 0 (the fraction digits as written, trailing zeros kept). */
 export type Decimal = { readonly units: bigint; readonly scale: number }
@@ -16,9 +12,7 @@ const TEN = BigInt(10)
 /** Exponents beyond this are not amounts (and 10^e would take long to build). */
 const MAX_EXPONENT = 10_000
 
-/** A decimal as JavaScript and bignumber.js spell it: sign, digits, optional fraction and exponent. */
 const NUMBER = /^([+-])?(?:(\d+)(?:\.(\d*))?|\.(\d+))(?:e([+-]?\d+))?$/i
-/** A plain decimal as written for people: optional sign, digits, optional fraction digits; no exponent. */
 const PLAIN = /^([+-])?(\d+)(?:\.(\d+))?$/
 
 function pow10(n: number): bigint {
@@ -45,10 +39,6 @@ function parseText(text: string): Decimal | null {
   return { units: sign === "-" ? -units : units, scale }
 }
 
-/**
- * The exact value of an amount, or null when it is not a finite number. Strings may carry
- * surrounding spaces, a sign and an exponent ("1.5e3"); numbers are read through `String(n)`.
- */
 export function parseDecimal(value: unknown): Decimal | null {
   if (isDecimal(value)) return value
   if (typeof value === "bigint") return { units: value, scale: 0 }
@@ -72,7 +62,6 @@ export function splitDecimal(text: string): { negative: boolean; integer: string
   return match ? { negative: match[1] === "-", integer: match[2], fraction: match[3] ?? "" } : null
 }
 
-/** The same value at a larger scale (more fraction digits, exact). */
 function rescale(d: Decimal, scale: number): Decimal {
   return scale <= d.scale ? d : { units: d.units * pow10(scale - d.scale), scale }
 }
@@ -82,7 +71,6 @@ function aligned(a: Decimal, b: Decimal): [bigint, bigint, number] {
   return [rescale(a, scale).units, rescale(b, scale).units, scale]
 }
 
-/** The same value without trailing fraction zeros ("1790.00" → 1790). */
 export function normalize(d: Decimal): Decimal {
   let { units, scale } = d
   while (scale > 0 && units % TEN === ZERO) {
@@ -92,16 +80,12 @@ export function normalize(d: Decimal): Decimal {
   return { units, scale }
 }
 
-/** -1, 0 or 1 as a is less than, equal to or greater than b. */
 export function compare(a: Decimal, b: Decimal): -1 | 0 | 1 {
   const [x, y] = aligned(a, b)
   return x < y ? -1 : x > y ? 1 : 0
 }
 
-/**
- * Comparisons of amounts (any AmountInput). Like comparisons with NaN, they are false when
- * either side is not a number.
- */
+/** Like comparisons with NaN, false when either side is not a number. */
 export function eq(a: AmountInput, b: AmountInput): boolean {
   const [x, y] = [parseDecimal(a), parseDecimal(b)]
   return x !== null && y !== null && compare(x, y) === 0
@@ -116,7 +100,6 @@ export function gt(a: AmountInput, b: AmountInput): boolean {
   return lt(b, a)
 }
 
-/** The smaller of two amounts (the first when equal); null when either is not a number. */
 export function min(a: AmountInput, b: AmountInput): Decimal | null {
   const [x, y] = [parseDecimal(a), parseDecimal(b)]
   if (x === null || y === null) return null
@@ -137,16 +120,11 @@ export function multiply(a: Decimal, b: Decimal): Decimal {
   return { units: a.units * b.units, scale: a.scale + b.scale }
 }
 
-/** Whether the value is above zero. */
 export function isPositive(d: Decimal): boolean {
   return d.units > ZERO
 }
 
-/**
- * The value rounded at `digits` fraction digits, written with exactly that many: "half-up"
- * rounds ties away from zero (bignumber.js ROUND_HALF_UP, the way money is rounded), "down"
- * cuts towards zero (ROUND_DOWN).
- */
+/** "half-up" rounds ties away from zero (bignumber.js ROUND_HALF_UP); "down" cuts towards zero. */
 export function round(d: Decimal, digits: number, mode: "half-up" | "down" = "half-up"): Decimal {
   if (d.scale <= digits) return rescale(d, digits)
   const divisor = pow10(d.scale - digits)
@@ -159,7 +137,6 @@ export function round(d: Decimal, digits: number, mode: "half-up" | "down" = "ha
   return { units, scale: digits }
 }
 
-/** The digits of a decimal at its own scale: "-1790.50", "0.05", "12". Never an exponent. */
 function write(d: Decimal): string {
   const negative = d.units < ZERO
   const digits = (negative ? -d.units : d.units).toString().padStart(d.scale + 1, "0")
@@ -167,17 +144,14 @@ function write(d: Decimal): string {
   return negative ? `-${body}` : body
 }
 
-/** Rounded half-up at `digits` and written with exactly that many fraction digits ("1790.00"). */
 export function toFixed(d: Decimal, digits: number): string {
   return write(round(d, digits))
 }
 
-/** The value in plain notation without trailing fraction zeros ("1790", "0.5", "-3.125"). */
 export function toPlain(d: Decimal): string {
   return write(normalize(d))
 }
 
-/** The value in plain notation with at least `digits` fraction digits ("895.00", "0.50", "0.125"). */
 export function toMinDigits(d: Decimal, digits: number): string {
   const plain = normalize(d)
   return write(plain.scale >= digits ? plain : rescale(plain, digits))

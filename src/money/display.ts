@@ -1,12 +1,6 @@
-/**
- * Amounts for people: the 2-decimal form the store's routes and notifications give ("1790.00"),
- * and the display of a decimal string in a locale (the storefront kit) or with its currency code
- * (the admin). Digits always come from the string itself: `Intl` only tells how a locale writes
- * numbers, so nothing passes through a float.
- */
+// Digits always come from the decimal string itself: Intl only tells how a locale writes numbers, so nothing passes through a float.
 import { parseDecimal, splitDecimal, toFixed } from "./decimal"
 
-/** A decimal amount as a 2-decimal string rounded half-up ("1790.00"); null when absent or not a number. */
 export function decimal2(value: unknown): string | null {
   if (value === null || value === undefined || value === "") return null
   if (typeof value !== "string" && typeof value !== "number") return null
@@ -86,7 +80,6 @@ function localeShape(locale: string, currency: string): NumberShape {
   return shape
 }
 
-/** The admin's shape: the digits as given, no grouping, the code after them ("1790.00 RUB"). */
 function codeShape(currency: string): NumberShape {
   const code = currency ? ` ${currency}` : ""
   return { positive: SLOT + code, negative: `-${SLOT}${code}`, decimal: ".", group: "", primaryGroup: 3, secondaryGroup: 3, minGrouping: 1 }
@@ -104,7 +97,6 @@ function groupDigits(digits: string, shape: NumberShape): string {
   return groups.join(shape.group)
 }
 
-/** A plain decimal string in a shape, digit for digit; null when `amount` is not a plain decimal. */
 function render(amount: string, shape: (currency: string) => NumberShape, currency: unknown): string | null {
   const parts = splitDecimal(amount)
   if (!parts) return null
@@ -114,24 +106,12 @@ function render(amount: string, shape: (currency: string) => NumberShape, curren
   return (parts.negative ? chosen.negative : chosen.positive).split(SLOT).join(number)
 }
 
-/**
- * Formats a decimal amount string for display in the shopper's locale, digit for digit:
- * `formatAmount("1790.00", "RUB", "en")` → `"RUB 1,790.00"`, with `"ru"` → `"1 790,00 ₽"`
- * (with the non-breaking spaces `Intl` uses). The fraction digits are kept as given.
- *
- * @param amount - a decimal string such as `"1790.00"` or `"-5.5"`; anything else is returned as is
- * @param currency - ISO 4217 code (any case); an unknown code is written after the number
- * @param locale - BCP 47 tag (`"en"`, `"ru"`, `"de-DE"`); a malformed tag falls back to `"en"`
- */
+/** `formatAmount("1790.00", "RUB", "ru")` → `"1 790,00 ₽"`; an unknown currency code is written after the number, a malformed locale falls back to "en". */
 export function formatAmount(amount: string, currency: string, locale = "en"): string {
   return render(amount, (code) => localeShape(locale, code), currency) ?? amount
 }
 
-/**
- * The same amount written as its digits and currency code, the way the admin shows the ledger's
- * figures: `"1790.00 RUB"` (no grouping, the fraction digits as given). Anything that is not a
- * decimal string is written as it is, followed by the code.
- */
+/** The admin's form: `"1790.00 RUB"`, no grouping. */
 export function formatAmountWithCode(amount: string, currency: string): string {
   return render(amount, codeShape, currency) ?? `${amount} ${String(currency ?? "").toUpperCase()}`.trim()
 }

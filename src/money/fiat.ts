@@ -1,15 +1,9 @@
-/**
- * What the shopper is asked to pay, as the payment service takes it: Medusa's amount (major
- * units) rounded at the currency's digits, written with two fraction digits.
- */
 import { currencyFractionDigits } from "./currency"
 import { type AmountInput, add, compare, isPositive, multiply, parseDecimal, round, toFixed } from "./decimal"
 
-/** The service takes fiat amounts with at most this many fraction digits. */
 export const SERVICE_FRACTION_DIGITS = 2
 
 export type FiatAmount = {
-  /** Exact decimal string with two fraction digits, e.g. "1490.50". */
   decimal: string
   /** The same value as a JSON number for the request body (exact: at most 12 significant digits). */
   value: number
@@ -20,12 +14,7 @@ export class AmountError extends Error {
   override name = "AmountError"
 }
 
-/**
- * Converts a Medusa amount (major units) to the service's fiat amount: rounded half-up at the
- * currency's precision with decimal arithmetic (never floats), then written with two fraction
- * digits. Throws an AmountError for what the service cannot take: a currency with more digits,
- * not a number, zero or less, above `maxAmount`.
- */
+/** Rounded half-up at the currency's precision, written with two fraction digits; an AmountError for what the service cannot take. */
 export function toFiatAmount(amount: AmountInput, currencyCode: string, maxAmount: number): FiatAmount {
   const digits = currencyFractionDigits(currencyCode)
   if (digits > SERVICE_FRACTION_DIGITS) {

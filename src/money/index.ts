@@ -1,9 +1,4 @@
-/**
- * Money, in one place: exact decimals (no floats), currency digits and rounding, what the
- * shopper is asked (the service's fiat amount, the amount range), what arrived and what Medusa
- * may book of it, and amounts for display. No Medusa imports: the admin and the storefront kit
- * bundle it too (the kit imports `./display` only).
- */
+// No Medusa imports: the admin and the storefront kit bundle this too (the kit imports `./display` only).
 export {
   type AmountInput,
   type Decimal,

@@ -1,7 +1,3 @@
-/**
- * What the shopper was asked, what arrived, and what Medusa may book of it. Pure: the ledger's
- * rows and the service's answers in, decimal strings out.
- */
 import type { PayinFlag } from "../status"
 import { sameCurrency } from "./currency"
 import { type Decimal, compare, isPositive, lt, min, parseDecimal, subtract, toMinDigits, toPlain } from "./decimal"
@@ -9,7 +5,6 @@ import { type Decimal, compare, isPositive, lt, min, parseDecimal, subtract, toM
 /** The ledger columns that hold the session amount: `raw_amount.value` (exact) or `amount`. */
 export type SessionAmountRow = { amount?: unknown; raw_amount?: { value?: unknown } | null }
 
-/** What the money rules read from a ledger row. */
 export type MoneyRow = SessionAmountRow & {
   amount: string | number
   currency_code: string
@@ -17,7 +12,6 @@ export type MoneyRow = SessionAmountRow & {
   assigned_amount?: string | null
 }
 
-/** What the capturable amount of a pay-in needs from its ledger row. */
 export type PaidRow = MoneyRow & {
   paid_at?: Date | string | null
   store_canceled_at?: Date | string | null
@@ -25,24 +19,17 @@ export type PaidRow = MoneyRow & {
   fiat_currency?: string | null
 }
 
-/** What the service says it received (or assigned): a 2-decimal string and a currency code. */
 export type ServiceAmount = { fiatAmount: string; fiatCurrency: string }
 
-/** The session amount of a row (major units, exact, as the ledger holds it). */
 export function sessionAmount(row: SessionAmountRow): string {
   return String(row.raw_amount?.value ?? row.amount)
 }
 
-/** A figure for the merchant: plain, at least two fraction digits ("895.00", "0.125"). */
 function figure(value: Decimal): string {
   return toMinDigits(value, 2)
 }
 
-/**
- * Money received against money assigned: when the service reports what it received (closed, or
- * recalculated after payment), compare it with the amount it assigned at creation (the session
- * amount when the creation answer is not known) and the currency. Null when they agree.
- */
+/** Against the amount assigned at creation (the session amount when that answer is unknown); null when they agree. */
 export function compareReceived(
   row: MoneyRow,
   tx: ServiceAmount
@@ -72,11 +59,7 @@ export function compareReceived(
     : { flag: "overpayment", details: { ...details, captured_amount: booked, excess_amount: figure(subtract(received, expected)) } }
 }
 
-/**
- * What Medusa captures when the pay-in closes: the smaller of the received amount and the
- * session amount (Medusa cannot capture more than was authorised). Null when nothing can be
- * captured in the session's currency.
- */
+/** The smaller of the received and the session amount: Medusa cannot capture more than was authorised. */
 export function captureAmount(row: MoneyRow, received: { fiat_amount: string | null; fiat_currency: string | null }): string | null {
   const session = parseDecimal(sessionAmount(row))
   if (session === null) return null
@@ -87,19 +70,12 @@ export function captureAmount(row: MoneyRow, received: { fiat_amount: string | n
   return smaller === null ? null : toPlain(smaller)
 }
 
-/**
- * What Medusa may book for a pay-in in all, whichever path captures (the webhook's effect,
- * reconciliation, "Reconcile now", a capture from the admin): the money received, never more
- * than the session amount. Null when nothing may be booked: not paid, received in another
- * currency, or paid after the store had ended the pay-in (the merchant decides about that money).
- * The provider answers Medusa from it and refuses a capture beyond it; the effect captures up to it.
- */
+/** Whichever path captures, never more than the session amount; null when not paid, paid in another currency, or paid after the store ended the pay-in. */
 export function capturableAmount(row: PaidRow): string | null {
   if (!row.paid_at || row.store_canceled_at) return null
   return captureAmount(row, { fiat_amount: row.fiat_amount ?? null, fiat_currency: row.fiat_currency ?? null })
 }
 
-/** Why nothing of a paid pay-in may be booked (for errors and notes), or null when something may. */
 export function notCapturableReason(row: PaidRow): string | null {
   if (!row.paid_at) return "the shopper has not paid yet"
   if (row.store_canceled_at) return "paid after the store ended the pay-in"
@@ -107,7 +83,6 @@ export function notCapturableReason(row: PaidRow): string | null {
   return null
 }
 
-/** The amount still to capture: what may be booked minus what Medusa captured already ("0" at most). */
 export function remainingToCapture(capturable: string, captured: string | number): string {
   const may = parseDecimal(capturable)
   const done = parseDecimal(captured)
@@ -116,10 +91,6 @@ export function remainingToCapture(capturable: string, captured: string | number
   return isPositive(rest) ? toPlain(rest) : "0"
 }
 
-/**
- * Whether the pay-in the service created is the one requested: the same currency, and the
- * amount equal to the fixed amount or inside the range. The reason when it is not.
- */
 export function createdMismatch(
   requested: { currency: string; amount?: number; range?: { min: number; max: number } },
   tx: ServiceAmount

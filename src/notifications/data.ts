@@ -1,8 +1,3 @@
-/**
- * What a shopper notification carries (pure): the kinds, their idempotency keys and templates,
- * and the `data` an email template renders. README "Notifications" documents every key; the
- * notification sender (notify.ts) gathers the inputs from Medusa and the ledger.
- */
 import { decimal2, sessionAmount } from "../money"
 import { paymentLinks, safePaymentPageUrl } from "../storefront/links"
 import { fillOrderStatusUrl } from "../modules/payin/settings/order-status-url"
@@ -15,7 +10,6 @@ export function notificationKey(kind: NotificationKind, orderId: string): string
   return `payin:${kind}:${orderId}`
 }
 
-/** The notification settings of a provider instance (its `notifications` option group). */
 export type NotificationSettings = {
   enabled: boolean
   channel: string
@@ -29,7 +23,6 @@ export function templateOf(kind: NotificationKind, settings: NotificationSetting
   return kind === "instructions" ? settings.instructionsTemplate : kind === "paid" ? settings.paidTemplate : settings.expiredTemplate
 }
 
-/** The order as the notification needs it (read through Medusa's query). */
 export type NotificationOrder = {
   id: string
   display_id?: number | string | null
@@ -41,7 +34,6 @@ export type NotificationOrder = {
   billing_address?: { country_code?: string | null } | null
 }
 
-/** The ledger columns the notification reads. */
 export type NotificationPayin = {
   provider_id: string
   service_id?: string | null
@@ -60,7 +52,6 @@ export type NotificationPayin = {
   pay_again_until?: Date | string | null
 }
 
-/** The `data` of every pay-in notification: the same keys for every kind, null where a kind has no value. */
 export type PayinNotificationData = {
   kind: NotificationKind
   order_id: string
@@ -80,19 +71,16 @@ export type PayinNotificationData = {
   paid_at: string | null
   order_status_url: string | null
   order_canceled: boolean
-  /** `expired` only, with pay again: the order waits until then for new details (at order_status_url). */
   pay_again_until: string | null
   provider_id: string
   payin_id: string | null
 }
 
-/** The country of an order: its shipping address's, else its billing address's (lower case, as Medusa keeps it). */
 export function orderCountry(order: NotificationOrder): string | null {
   const code = order.shipping_address?.country_code || order.billing_address?.country_code
   return code ? code.toLowerCase() : null
 }
 
-/** The order's status page, from the merchant's template; null without a template or a value it needs. */
 export function orderStatusUrl(template: string | undefined | null, order: NotificationOrder): string | null {
   if (!template) return null
   return fillOrderStatusUrl(template, {
@@ -103,10 +91,7 @@ export function orderStatusUrl(template: string | undefined | null, order: Notif
   })
 }
 
-/**
- * The notification's `data`. The requisites, the SBP link and the Payment Page link are given in
- * `instructions` only: once a pay-in is paid or over, a transfer to them would be a stray payment.
- */
+/** Requisites and payment links in `instructions` only: once a pay-in is paid or over, a transfer to them would be a stray payment. */
 export function notificationData(
   kind: NotificationKind,
   order: NotificationOrder & { email: string },

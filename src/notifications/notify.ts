@@ -1,18 +1,4 @@
-/**
- * Shopper notifications through Medusa's Notification Module: `instructions` when an order is
- * placed awaiting its pay-in, `paid` when the payment was captured, `expired` when the window
- * ended unpaid. Called by the subscriber (src/subscribers/payin-notifications.ts) and the retry
- * job, so on a worker in a server + worker topology, after the money path committed: nothing here
- * can fail or roll back a capture or a cancel.
- *
- * Exactly one notification per order and kind: the module's unique `idempotency_key`
- * (`payin:<kind>:<order_id>`), checked and written under a lock of that key (a shared locking
- * provider holds it across processes); a concurrent duplicate that still reaches the unique index
- * is "already sent". Each notification owed is recorded in the plugin's `payin_notification`
- * before it is sent, then as sent or failed: one that failed (the provider's status `failure`), or
- * was decided and never sent (a crash), is sent again on the same Notification Module row by the
- * retry job (src/notifications/retry.ts) with backoff and a limit, or when its trigger is retried.
- */
+// Runs after the money path committed (subscriber, retry job): nothing here can fail or roll back a capture or a cancel.
 import type { CreateNotificationDTO, MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, MedusaError, Modules } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../modules/payin/key"
@@ -20,6 +6,7 @@ import { errorMessage } from "../client/errors"
 import type { LedgerRow } from "../modules/payin/ledger/types"
 import type PayinModuleService from "../modules/payin/service"
 import { LockTimeoutError, withLock } from "../money-path/lock"
+import { cartOfOrder } from "../medusa"
 import { loadSession } from "../money-path/medusa"
 import { instanceIdOf, isPayinProvider } from "../provider-id"
 import {
@@ -32,42 +19,24 @@ import {
 } from "./data"
 
 export type NotifyOutcome =
-  /** created (and handed to the channel's provider) now */
   | "sent"
-  /** the order already has this notification (or a concurrent duplicate hit the unique index) */
   | "already_sent"
-  /** notifications are off for the pay-in's provider instance */
   | "disabled"
-  /** nothing to send: no order, no email, not (or no longer) in the state the kind is about */
   | "skipped"
-  /** the Notification Module or the provider failed (logged; retried with the trigger) */
   | "failed"
 
 export type NotifyResult = { kind: NotificationKind | null; outcome: NotifyOutcome; order_id: string | null; error?: string }
 
-type Query = { graph: (config: Record<string, unknown>) => Promise<{ data: any[] }> }
-type NotificationService = {
-  listNotifications(filters: Record<string, unknown>, config?: Record<string, unknown>): Promise<{ id: string; status: string }[]>
-  createNotifications(data: CreateNotificationDTO): Promise<{ id?: string } | { id?: string }[] | null>
-}
-/**
- * The order with its payment collections' statuses. (Medusa computes an order's `payment_status`
- * in its order workflows; query.graph does not return it. The collections carry it: `awaiting`
- * while a pay-in is awaited, `completed` once captured, `canceled` with the order.)
- */
+/** query.graph does not return an order's `payment_status` (its workflows compute it); the collections' statuses carry it. */
 type Order = NotificationOrder & { collection_ids: string[]; collection_statuses: string[] }
 const awaitingPayment = (order: Order) => order.collection_statuses.includes("awaiting") && !order.collection_statuses.includes("completed")
 const paymentCompleted = (order: Order) => order.collection_statuses.includes("completed")
 
-/**
- * The lock of a notification key: the provider's send happens inside (seconds at most). A process
- * killed while holding it blocks the key for 20 s; a waiter gives up after 10 s and reports a
- * failure, so a retried event sends it once the dead holder's lock expired.
- */
+/** A killed holder blocks the key for 20 s; a waiter gives up after 10 s and fails, so a retried event sends once the lock expired. */
 const SEND_LOCK = { expireSeconds: 20, waitMs: 10_000 }
 
 const payinOf = (container: MedusaContainer) => container.resolve<PayinModuleService>(PAYIN_MODULE)
-const queryOf = (container: MedusaContainer) => container.resolve(ContainerRegistrationKeys.QUERY) as unknown as Query
+const queryOf = (container: MedusaContainer) => container.resolve(ContainerRegistrationKeys.QUERY)
 
 /** Whether any provider instance has notifications on (settings cached 5 s): events cost nothing otherwise. */
 export async function anyNotificationsEnabled(payin: PayinModuleService): Promise<boolean> {
@@ -85,7 +54,7 @@ async function settingsOf(payin: PayinModuleService, providerId: string): Promis
 
 async function loadOrder(container: MedusaContainer, orderId: string): Promise<Order | null> {
   const query = queryOf(container)
-  const [{ data: orders }, { data: carts }] = await Promise.all([
+  const [{ data: orders }, cartId] = await Promise.all([
     query.graph({
       entity: "order",
       fields: [
@@ -101,14 +70,14 @@ async function loadOrder(container: MedusaContainer, orderId: string): Promise<O
       ],
       filters: { id: orderId },
     }),
-    query.graph({ entity: "order_cart", fields: ["cart_id"], filters: { order_id: orderId } }),
+    cartOfOrder(container, orderId),
   ])
   const order = orders[0]
   if (!order) return null
   const collections = (order.payment_collections ?? []) as { id: string; status?: string }[]
   return {
     ...order,
-    cart_id: (carts[0] as { cart_id?: string } | undefined)?.cart_id ?? null,
+    cart_id: cartId,
     collection_ids: collections.map((c) => c.id).filter(Boolean),
     collection_statuses: collections.map((c) => c.status ?? ""),
   }
@@ -122,7 +91,7 @@ async function isOrdersPayin(container: MedusaContainer, row: LedgerRow, orderId
 }
 
 function isOpen(row: LedgerRow, now: number): boolean {
-  const expires = row.expires_at ? new Date(row.expires_at as unknown as string).getTime() : null
+  const expires = row.expires_at ? new Date(row.expires_at).getTime() : null
   return (
     row.status === "active" &&
     !row.paid_at &&
@@ -133,11 +102,6 @@ function isOpen(row: LedgerRow, now: number): boolean {
   )
 }
 
-/**
- * `order.placed`: the order's pay-in was paid and captured already (the shopper paid first) →
- * `paid`, never instructions; it is open and the order awaits payment → `instructions`; paid but
- * not captured yet → nothing (payin.captured sends `paid`).
- */
 export async function notifyOrderPlaced(container: MedusaContainer, orderId: string, trigger = "order.placed"): Promise<NotifyResult> {
   return guarded(container, null, orderId, async () => {
     const payin = payinOf(container)
@@ -166,7 +130,6 @@ export async function notifyOrderPlaced(container: MedusaContainer, orderId: str
   })
 }
 
-/** `payin.captured` (or Medusa's `payment.captured` of a pay-in): the payment of the pay-in's order was captured → `paid`. */
 export async function notifyCaptured(container: MedusaContainer, ledgerId: string, trigger: string, providerId?: string): Promise<NotifyResult> {
   return guarded(container, "paid", null, async () => {
     const payin = payinOf(container)
@@ -182,7 +145,6 @@ export async function notifyCaptured(container: MedusaContainer, ledgerId: strin
   })
 }
 
-/** Medusa's `payment.captured` (every capture, any provider): only a pay-in's payment goes on to `notifyCaptured`. */
 export async function notifyPaymentCaptured(container: MedusaContainer, paymentId: string): Promise<NotifyResult> {
   return guarded(container, "paid", null, async () => {
     const payin = payinOf(container)
@@ -199,11 +161,6 @@ export async function notifyPaymentCaptured(container: MedusaContainer, paymentI
   })
 }
 
-/**
- * `payin.expired`: the window of the order's pay-in ended unpaid → `expired`; not when the order
- * was paid after all, through this pay-in or another one of its payment collection, or still
- * awaits another open pay-in.
- */
 export async function notifyExpired(container: MedusaContainer, ledgerId: string, trigger: string): Promise<NotifyResult> {
   return guarded(container, "expired", null, async () => {
     const payin = payinOf(container)
@@ -220,7 +177,6 @@ export async function notifyExpired(container: MedusaContainer, ledgerId: string
   })
 }
 
-/** Creates the notification once per order and kind (see the file's comment). */
 async function send(
   container: MedusaContainer,
   kind: NotificationKind,
@@ -239,7 +195,7 @@ async function send(
   // recorded before the send: a failure, or a crash before the send, is sent again by the retry job
   const owed = await log.due(order.id, kind, row.id, trigger)
   if (owed.status === "sent") return { kind, outcome: "already_sent", order_id: order.id }
-  const notifications = container.resolve(Modules.NOTIFICATION) as unknown as NotificationService
+  const notifications = container.resolve(Modules.NOTIFICATION)
   const template = templateOf(kind, settings)
   const data = notificationData(kind, { ...order, email: order.email }, row, settings)
   try {
@@ -247,7 +203,9 @@ async function send(
       container,
       `payin-notification:${key}`,
       async (): Promise<NotifyResult> => {
-        const [existing] = await notifications.listNotifications({ idempotency_key: key }, { select: ["id", "status"], take: 1 })
+        // the module's filter type lacks idempotency_key (its model has it): read through Query
+        const { data: found } = await queryOf(container).graph({ entity: "notification", fields: ["id", "status"], filters: { idempotency_key: key } })
+        const existing = found[0] as { id: string; status: string } | undefined
         if (existing && existing.status !== "failure") {
           await log.alreadySent(order.id, kind, existing.id)
           return { kind, outcome: "already_sent", order_id: order.id }
@@ -296,10 +254,7 @@ function isDuplicate(error: unknown): boolean {
   )
 }
 
-/**
- * Runs a notification step; a failure (reading the order, the ledger or the settings; sending is
- * logged by send) is logged, never a secret (no settings, only the error), and reported, never thrown.
- */
+/** Logs the error only (never a setting) and reports it, never throws. */
 async function guarded(
   container: MedusaContainer,
   kind: NotificationKind | null,

@@ -8,13 +8,7 @@ import { NotifyResult, notifyCaptured, notifyExpired, notifyOrderPlaced } from "
 
 export type NotificationRetryReport = { due: number; sent: number; failed: number; skipped: number }
 
-/**
- * Sends again the shopper notifications that failed or never went out (payin_notification rows
- * due by `now`): each is decided afresh from the order and the ledger, as its trigger would, so
- * one that is no longer owed (the order was paid before its instructions went out, notifications
- * were switched off) is recorded skipped, never sent late. Sending records sent or failed (with
- * the next attempt's time, or none after NOTIFICATION_MAX_ATTEMPTS). Run by the retry job.
- */
+/** Each decided afresh, as its trigger would: one no longer owed is recorded skipped, never sent late. */
 export async function retryDueNotifications(
   container: MedusaContainer,
   { now = new Date(), limit = 50 }: { now?: Date; limit?: number } = {}
@@ -55,7 +49,6 @@ export const NOTIFICATION_RETRY_SCHEDULE = "* * * * *"
 /** Held for most of the minute: one run per minute across all workers. */
 const RETRY_LOCK_SECONDS = 50
 
-/** The job's run: once a minute across processes, recorded for the admin (payin_job_run). */
 export async function retryDueNotificationsScheduled(container: MedusaContainer): Promise<NotificationRetryReport | null> {
   const owner = `notification-retry-${process.pid}-${Math.random().toString(36).slice(2)}`
   if (!(await tryLock(container, "payin:notification-retry", owner, RETRY_LOCK_SECONDS))) return null

@@ -1,11 +1,7 @@
 import { createHash } from "crypto"
 import type { Currency, PayinMethod, Requisite } from "../client/schemas"
 
-/**
- * The sandbox merchant's fixed catalogue: currencies with rates, banks with their methods, and a
- * deterministic pool of requisites per (bank, currency, method). Deterministic so that requisite
- * ids survive restarts with --data and tests can reason about pool sizes.
- */
+// Deterministic, so requisite ids survive restarts with --data and tests can reason about pool sizes.
 
 export interface CurrencyEntry extends Currency {
   fiatCurrency: string
@@ -26,7 +22,6 @@ export interface BankEntry {
   name: string
   currencies: readonly string[]
   methods: readonly PayinMethod[]
-  /** First digits of its card numbers. */
   bin: string
 }
 
@@ -53,11 +48,7 @@ export function findBank(name: string): BankEntry | undefined {
   return BANK_BY_NAME.get(name.toLowerCase())
 }
 
-/**
- * The public banks list: `{ name, methods, currencies }`. The spec does not show the shape; the
- * sandbox names the currencies each bank serves so a store can offer only the banks of its cart's
- * currency (what a pay-in in another currency would refuse anyway).
- */
+/** The spec does not show the shape; the sandbox adds each bank's currencies so a store can offer only its cart currency's banks. */
 export function bankList(): { name: string; methods: string[]; currencies: string[] }[] {
   return BANKS.map((b) => ({ name: b.name, methods: [...b.methods], currencies: [...b.currencies] }))
 }
@@ -83,7 +74,6 @@ const OWNER_NAMES: Record<string, readonly string[]> = {
   EUR: ["Lukas Schmidt", "Sophie Martin", "Marco Rossi"],
 }
 
-/** A requisite with what the sandbox needs to know about it besides its public fields. */
 export interface PooledRequisite {
   requisite: Requisite & { sbpNumber: string | null }
   method: PayinMethod
@@ -146,7 +136,6 @@ function requisiteValue(bank: BankEntry, currency: string, method: PayinMethod, 
   }
 }
 
-/** Requisite `index` of the pool of (bank, currency, method). Pure and deterministic. */
 export function makeRequisite(bank: BankEntry, currency: string, method: PayinMethod, index: number): PooledRequisite {
   const seed = `${bank.name}:${currency}:${method}:${index}`
   const bytes = digest(seed)
@@ -169,7 +158,6 @@ export function makeRequisite(bank: BankEntry, currency: string, method: PayinMe
   }
 }
 
-/** Pools of requisites matching a request, cached per (currency, bank, method, size). */
 export class RequisitePools {
   private cache = new Map<string, PooledRequisite[]>()
 
@@ -182,7 +170,6 @@ export class RequisitePools {
     }
   }
 
-  /** Every requisite serving `currency`, optionally restricted to a bank and/or a method. */
   candidates(currency: string, bank?: string, method?: PayinMethod): PooledRequisite[] {
     const key = `${currency}|${bank ?? ""}|${method ?? ""}`
     let pool = this.cache.get(key)

@@ -26,10 +26,7 @@ function keyBytes(value: string): Buffer {
   return Buffer.from(value, "utf8")
 }
 
-/**
- * The emulated service, independent of HTTP: merchant settings, clock, transactions, pay-outs,
- * webhooks, faults and persistence. The Hono app in app.ts is a thin layer over it.
- */
+/** The emulated service, independent of HTTP; app.ts is a thin Hono layer over it. */
 export class SandboxCore {
   readonly clock: SandboxClock
   readonly random: Random
@@ -39,7 +36,6 @@ export class SandboxCore {
   readonly payouts = new Map<string, PayOutRecord>()
   /** Overrides of the next created pay-ins (`/_sandbox/next-payin`); in memory only. */
   readonly nextPayIns = new NextPayInQueue()
-  /** Base of links the sandbox hands out (hosted page, receipts); set once the server listens. */
   publicUrl = "http://127.0.0.1"
   private settings: MerchantSettings
   private whitelist: Whitelist
@@ -81,10 +77,6 @@ export class SandboxCore {
     })
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Merchant
-  // ---------------------------------------------------------------------------------------------
-
   get merchant(): MerchantSettings {
     return this.settings
   }
@@ -111,10 +103,6 @@ export class SandboxCore {
     return this.whitelist.allows(remoteAddress)
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Transactions
-  // ---------------------------------------------------------------------------------------------
-
   /** Cancels transactions whose payment window has ended (called on every request and by a timer). */
   sweep(): void {
     this.store.sweep(this.clock.now())
@@ -128,11 +116,7 @@ export class SandboxCore {
     return toTransaction(record, this.settings.externalPaymentPageUrl ? this.paymentPageUrl(record.id) : null)
   }
 
-  /**
-   * Creates a pay-in from a body already validated by PayinRequestSchema. A queued next-pay-in
-   * override replaces the amount and/or currency (selection and exhaustion use the overriding
-   * values) and is consumed only when the creation succeeds.
-   */
+  /** A queued next-pay-in override is consumed only when the creation succeeds. */
   createPayIn(body: z.infer<typeof PayinRequestSchema>):
     | CreateResult
     | { ok: false; code: "VALIDATION_ERROR"; message: string; errors: { field: string; message: string }[] } {
@@ -200,7 +184,6 @@ export class SandboxCore {
     return this.store.apply(record, action, this.clock.now(), patch)
   }
 
-  /** Queues `count` webhooks with the current state; false when no webhook URL is configured. */
   repeatWebhook(record: TxRecord, count: number): boolean {
     if (!this.settings.webhookUrl) return false
     for (let i = 0; i < count; i++) this.sendWebhook(record, "repeat")
@@ -244,10 +227,6 @@ export class SandboxCore {
     this.markDirty()
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // Persistence
-  // ---------------------------------------------------------------------------------------------
-
   snapshot(): PersistedState {
     return {
       version: 1,
@@ -270,7 +249,6 @@ export class SandboxCore {
     }, 50)
   }
 
-  /** Writes --data now (no-op without a data file). */
   persist(): void {
     if (this.persistTimer) clearTimeout(this.persistTimer)
     this.persistTimer = null

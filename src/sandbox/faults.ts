@@ -21,7 +21,6 @@ export const FaultSchema = z
     code: z.string().min(1).max(64).optional(),
     /** Wait this long first; alone, the request is then handled normally. */
     delayMs: z.number().int().min(0).max(120_000).optional(),
-    /** Destroy the connection without an answer. */
     reset: z.boolean().optional(),
     /** Chance that a matching request triggers the fault (default 1). */
     probability: z.number().min(0).max(1).default(1),

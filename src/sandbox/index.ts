@@ -18,39 +18,25 @@ export { TRANSITIONS, ACTIONS, type Action } from "./transitions"
 export { SandboxCore } from "./core"
 
 export interface SandboxOptions {
-  /** TCP port; 0 (the default) picks a free one. */
   port?: number
-  /** Interface to bind (default 127.0.0.1; "::" for dual-stack). */
   host?: string
-  /** The merchant's API key (default "sandbox_api_key"). */
   apiKey?: string
-  /** Where webhooks go; none: no callbacks. */
   webhookUrl?: string | null
-  /** Payment window (default 900). */
   paymentWindowSeconds?: number
-  /** IPv4 / IPv6 / CIDR entries; empty: no restriction. */
   whitelist?: string[]
-  /** JSON file the state survives restarts in. */
   dataFile?: string
-  /** Base URL of links the sandbox hands out (hosted page); default: the sandbox's own URL. */
   publicUrl?: string
-  /** Whether transactions carry externalPaymentPageUrl (default true). */
   externalPaymentPageUrl?: boolean
-  /** Merchant defaults of the Payment Page. */
   successUrl?: string | null
   failureUrl?: string | null
   supportLink?: string | null
-  /** Webhook delivery: mode, delays and retry schedule (default 1 s, 5 s, 30 s, 2 min, 10 min). */
   webhookMode?: WebhookMode
   webhookDelayMs?: number
   webhookShuffleWindowMs?: number
   webhookRetryDelaysMs?: number[]
   webhookTimeoutMs?: number
-  /** Requisites per (bank, currency, method) pool (default 3). */
   requisitesPerMethod?: number
-  /** Period of the expiry sweep (default 1000 ms). */
   sweepIntervalMs?: number
-  /** Seed for requisite picking, range amounts, shuffling and fault probabilities (reproducible runs). */
   seed?: number
 }
 
@@ -59,14 +45,11 @@ export interface RunningSandbox {
   url: string
   host: string
   port: number
-  /** Stops timers and webhook delivery, writes --data, closes every connection. */
   close(): Promise<void>
-  /** The emulated service behind the HTTP layer, for tests that need more than the accessors. */
   core: SandboxCore
   transactions(): Transaction[]
   transaction(id: string): Transaction | undefined
   deliveries(): DeliveryLogEntry[]
-  /** Resolves when no webhook is queued, in flight or waiting for a retry. */
   webhooksIdle(): Promise<void>
   merchant(): Omit<MerchantSettings, "apiKey">
   updateMerchant(patch: MerchantPatch): Omit<MerchantSettings, "apiKey">

@@ -75,13 +75,8 @@ export const MerchantPatchSchema = z.strictObject({
 export type MerchantPatch = z.infer<typeof MerchantPatchSchema>
 
 export function applyMerchantPatch(settings: MerchantSettings, patch: MerchantPatch): MerchantSettings {
-  const next = { ...settings }
-  for (const [key, value] of Object.entries(patch)) {
-    if (value !== undefined) {
-      ;(next as unknown as Record<string, unknown>)[key] = Array.isArray(value) ? [...value] : value
-    }
-  }
-  return next
+  const changes = Object.entries(patch).filter(([, value]) => value !== undefined)
+  return { ...settings, ...Object.fromEntries(changes.map(([key, value]) => [key, Array.isArray(value) ? [...value] : value])) }
 }
 
 /** The settings as the control API shows them: everything but the API key. */

@@ -1,8 +1,4 @@
-/**
- * Exact money arithmetic for the sandbox: fiat amounts are integer cents, crypto amounts are
- * integer micro-units (1e-6) of the crypto currency, rates are decimal strings. No float maths
- * past the request boundary.
- */
+// Integer cents and crypto micro-units (1e-6), rates as decimal strings: no float maths past the request boundary.
 
 /** Cents of a JSON number that has at most two fraction digits (checked by the schema). */
 export function centsFromNumber(value: number): number {
@@ -24,7 +20,6 @@ export function centsFromDecimalString(value: string): number {
   return cents
 }
 
-/** "1234.50" for 123450. */
 export function formatCents(cents: number): string {
   const negative = cents < 0
   const abs = Math.abs(Math.trunc(cents))

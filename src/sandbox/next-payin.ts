@@ -3,12 +3,7 @@ import { hasAtMostTwoDecimals, MAX_FIAT_AMOUNT } from "../client/schemas"
 import { findCurrency } from "./catalog"
 import { centsFromDecimalString, centsFromNumber, formatCents } from "./money"
 
-/**
- * "Next pay-in" overrides (`/_sandbox/next-payin`): the next created pay-ins come back with another
- * amount and/or currency than requested, to emulate a service that created something else than
- * asked for. A FIFO queue; an override with `count` n applies to the next n successful creations.
- * Kept in memory only (not persisted).
- */
+// `/_sandbox/next-payin`: the next created pay-ins come back with another amount or currency, to emulate a service that created something else than asked; in memory only.
 
 const MAX_CENTS = MAX_FIAT_AMOUNT * 100
 
@@ -59,9 +54,7 @@ export const NextPayInBodySchema = z
 export type NextPayInBody = z.output<typeof NextPayInBodySchema>
 
 export interface NextPayInOverride {
-  /** Overriding amount in cents, if any. */
   cents?: number
-  /** Overriding currency (upper-case, served by the sandbox), if any. */
   fiatCurrency?: string
   /** Creations this override still applies to (>= 1). */
   remaining: number

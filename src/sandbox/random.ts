@@ -17,12 +17,10 @@ export function createRandom(seed?: number): Random {
   return seed === undefined ? Math.random : seededRandom(seed)
 }
 
-/** Integer in [min, max] inclusive. */
 export function randomInt(random: Random, min: number, max: number): number {
   return min + Math.floor(random() * (max - min + 1))
 }
 
-/** Fisher-Yates, in place. */
 export function shuffle<T>(items: T[], random: Random): T[] {
   for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(random() * (i + 1))

@@ -1,17 +1,8 @@
-// `payin-sandbox --store-url URL`: pairs the sandbox with a Medusa store in development. The
-// sandbox then sends its webhooks to the store's route of the default provider instance
-// (`POST /hooks/payin/default`) and prints the two lines the store's .env needs to reach it
-// (`withPayin()` reads PAYIN_API_KEY and PAYIN_BASE_URL when medusa-config gives no apiKey or
-// baseUrl).
+// `payin-sandbox --store-url URL`: webhooks go to the store's default instance, and the two .env lines the store needs are printed.
 
-/** The provider instance `withPayin()` registers when the store names none. */
 export const DEFAULT_PROVIDER_INSTANCE = "default"
 
-/**
- * The webhook URL of a store: `<store>/hooks/payin/default`, keeping a path prefix the store is
- * served under (`https://shop.example/medusa` → `https://shop.example/medusa/hooks/payin/default`).
- * Throws on anything but an http(s) URL without query, fragment or credentials.
- */
+/** Keeps a path prefix the store is served under; throws on anything but an http(s) URL without query, fragment or credentials. */
 export function storeWebhookUrl(storeUrl: string): string {
   let url: URL
   try {
@@ -29,10 +20,7 @@ export function storeWebhookUrl(storeUrl: string): string {
   return `${base}/hooks/payin/${DEFAULT_PROVIDER_INSTANCE}`
 }
 
-/**
- * A .env value: as is when dotenv takes it literally (no whitespace, "#", quotes, backslash or
- * "$"), else in single quotes (literal in dotenv and dotenv-expand).
- */
+/** Single-quoted unless dotenv takes it literally (single quotes are literal in dotenv and dotenv-expand). */
 export function envValue(value: string): string {
   if (/^[^\s#'"`\\$]*$/.test(value)) return value
   if (value.includes("'") || /[\r\n]/.test(value)) {
@@ -41,7 +29,6 @@ export function envValue(value: string): string {
   return `'${value}'`
 }
 
-/** What `--store-url` prints after the listening line: where webhooks go and the store's .env lines. */
 export function storeEnvLines(options: { apiKey: string; baseUrl: string; webhookUrl: string }): string[] {
   return [
     `webhooks go to ${options.webhookUrl}`,

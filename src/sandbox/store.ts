@@ -205,7 +205,6 @@ export class TransactionStore {
     return { ok: true, record }
   }
 
-  /** Re-inserts a persisted record, rebuilding every index. */
   insert(record: TxRecord): void {
     this.byId.set(record.id, record)
     const externalId = record.extra.externalTransactionId

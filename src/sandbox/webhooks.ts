@@ -5,19 +5,15 @@ export type WebhookMode = "in_order" | "shuffled" | "delayed"
 
 export interface DeliverySettings {
   mode: WebhookMode
-  /** "delayed": each first attempt waits this long. */
   delayMs: number
-  /** "shuffled": deliveries queued within this window are released in random order. */
   shuffleWindowMs: number
   /** Wait before retry n (after a non-2xx answer or a network error); its length bounds the retries. */
   retryDelaysMs: number[]
-  /** Per-attempt timeout (connect + headers + body). */
   timeoutMs: number
 }
 
 export interface WebhookEvent {
   transactionId: string
-  /** Transaction status carried by the body. */
   status: string
   /** "status_change" for a transition, "repeat" for a duplicate asked through the control API. */
   reason: "status_change" | "repeat"
@@ -37,7 +33,6 @@ export interface DeliveryLogEntry {
   attempt: number
   responseStatus: number | null
   error: string | null
-  /** Sandbox-clock ISO time of the attempt. */
   time: string
 }
 
@@ -47,14 +42,9 @@ interface Job {
   attempt: number
 }
 
-/** Log entries kept in memory (oldest dropped first). */
 export const DELIVERY_LOG_LIMIT = 100_000
 
-/**
- * Asynchronous webhook delivery: events are queued and sent one at a time by a background pump,
- * so status changes (and creations) never wait for the merchant's receiver. Retries are scheduled
- * with the configured backoff and re-enter the queue when due.
- */
+/** Sent one at a time by a background pump, so status changes never wait for the merchant's receiver. */
 export class WebhookDispatcher {
   private queue: Job[] = []
   private shuffleBuffer: Job[] = []
@@ -99,12 +89,10 @@ export class WebhookDispatcher {
     this.entries = []
   }
 
-  /** Deliveries queued, waiting for a timer (delay, shuffle window, retry) or in flight. */
   pending(): number {
     return this.queue.length + this.shuffleBuffer.length + this.timers.size + (this.pumping ? 1 : 0)
   }
 
-  /** Resolves once nothing is pending (retries included). */
   idle(): Promise<void> {
     if (this.pending() === 0) return Promise.resolve()
     return new Promise((resolve) => this.idleWaiters.push(resolve))

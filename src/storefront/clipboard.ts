@@ -1,9 +1,4 @@
-/**
- * Copies `text` to the clipboard: the async Clipboard API where the page may use it, else the
- * old `execCommand("copy")` (plain http pages, older WebViews in banking apps).
- *
- * @returns whether the text was copied
- */
+/** The async Clipboard API where allowed, else `execCommand("copy")` (plain http pages, older banking-app WebViews). */
 export async function copyText(text: string): Promise<boolean> {
   if (typeof navigator !== "undefined" && navigator.clipboard?.writeText) {
     try {

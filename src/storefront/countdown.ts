@@ -1,8 +1,4 @@
-/**
- * The payment window countdown. Times are read against the server's clock (through a clock
- * offset) because a shopper's phone may be minutes off, and a countdown that says "10 minutes"
- * when the service has already closed the window makes people pay into a dead requisite.
- */
+// Read against the server's clock: a phone minutes off would count down a window the service already closed.
 
 /** Time left until the end of the payment window, in whole seconds (rounded up). */
 export type TimeLeft = {
@@ -21,15 +17,7 @@ function toMs(value: string | number | Date | null | undefined): number {
   return Date.parse(value)
 }
 
-/**
- * Time left until `expiresAt` at the client time `nowMs`, corrected by `clockOffsetMs`.
- * Rounded up, so the display reaches 00:00 exactly when the window ends. An unknown or invalid
- * end gives zero time and `expired: false`.
- *
- * @param expiresAt - end of the payment window (ISO 8601, epoch ms or Date)
- * @param nowMs - the client's `Date.now()`
- * @param clockOffsetMs - server clock minus client clock (see {@link clockOffset})
- */
+/** Rounded up, so the display reaches 00:00 exactly when the window ends; an unknown end gives 0 and `expired: false`. */
 export function timeLeft(expiresAt: string | number | Date | null | undefined, nowMs: number, clockOffsetMs = 0): TimeLeft {
   const end = toMs(expiresAt)
   if (!Number.isFinite(end) || !Number.isFinite(nowMs)) {
@@ -45,10 +33,7 @@ export function timeLeft(expiresAt: string | number | Date | null | undefined, n
   }
 }
 
-/**
- * Server clock minus client clock, in ms, from the `server_time` of a store API answer and the
- * client's `Date.now()` when it arrived. 0 when `serverTimeIso` is not a valid date.
- */
+/** Server clock minus client clock, in ms; 0 when `serverTimeIso` is not a valid date. */
 export function clockOffset(serverTimeIso: string | null | undefined, clientNowMs: number): number {
   const server = typeof serverTimeIso === "string" ? Date.parse(serverTimeIso) : NaN
   return Number.isFinite(server) && Number.isFinite(clientNowMs) ? server - clientNowMs : 0
@@ -66,19 +51,12 @@ export function formatDuration(seconds: number): string {
 }
 
 export type CountdownOptions = {
-  /** Server clock minus client clock (see {@link clockOffset}). */
   clockOffsetMs?: number
   /** Called once when the window is over (at once if it already is). */
   onExpire?: () => void
 }
 
-/**
- * Calls `onTick` now and then each time the displayed second changes, until the window ends.
- * Timers are aligned to the countdown's own second boundaries, so the display never skips or
- * repeats a second however late the first tick came.
- *
- * @returns a function that stops the countdown
- */
+/** Ticks align to the countdown's own second boundaries, so the display never skips or repeats a second; returns a stop function. */
 export function startCountdown(
   expiresAt: string | number | Date | null | undefined,
   onTick: (left: TimeLeft) => void,

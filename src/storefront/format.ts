@@ -1,15 +1,9 @@
-/**
- * Requisite formatting for display, and the raw values copy buttons put on the clipboard.
- * Amounts are formatted by the money module (src/money), whose formatAmount the kit exports.
- */
 import { splitDecimal } from "../money/decimal"
 
 export { formatAmount } from "../money/display"
 
-/** What a requisite number is, judged by the method and, when that is unknown, by its look. */
 export type RequisiteKind = "card" | "account" | "phone" | "link" | "other"
 
-/** Classifies a requisite for labels, formatting and copying. */
 export function requisiteKind(number: string, method: string | null | undefined): RequisiteKind {
   switch (method) {
     case "card":
@@ -76,8 +70,7 @@ function formatPhone(value: string): string {
   }
   const codeLength = digits[0] === "1" || digits[0] === "7" ? 1 : TWO_DIGIT_CODES.has(digits.slice(0, 2)) ? 2 : 3
   const national = digits.slice(codeLength)
-  // Threes from the left, never leaving a lone digit at the end: 415 123 4567, 90 123 45 67 is
-  // the local habit in some countries but a neutral grouping reads fine everywhere.
+  // Threes from the left, never leaving a lone digit at the end: a neutral grouping that reads fine everywhere.
   const groups = national.match(/\d{1,3}/g) ?? []
   if (groups.length > 1 && groups[groups.length - 1].length === 1) {
     const last = groups.pop() as string
@@ -86,12 +79,7 @@ function formatPhone(value: string): string {
   return `+${digits.slice(0, codeLength)} ${groups.join(" ")}`
 }
 
-/**
- * Formats a requisite for reading: cards `2202 2012 3456 7890`, Russian phones
- * `+7 912 345-67-89` (other phones `+1 415 123 4567`), 20-digit Russian accounts
- * `40817 810 0 0000 0000000`, other accounts (IBAN) in fours; links unchanged. Anything that does
- * not look like what the method says is returned unchanged, so nothing is ever hidden.
- */
+/** Anything that does not look like what the method says is returned unchanged, so nothing is ever hidden. */
 export function formatRequisite(number: string, method: string | null | undefined): string {
   if (typeof number !== "string") return number
   const kind = requisiteKind(number, method)
@@ -109,14 +97,7 @@ export function formatRequisite(number: string, method: string | null | undefine
   }
 }
 
-/**
- * What a copy button should put on the clipboard: what a banking app accepts when pasted.
- *
- * @param value - the amount (`"1790.00"`), a requisite number or an SBP phone
- * @param kind - `"amount"`, `"sbp"` (a phone) or the pay-in method of a requisite
- * @returns cards and accounts without spaces, phones as `+7…`, the amount as the plain decimal
- *   string, links as they are
- */
+/** What a banking app accepts when pasted: cards and accounts without spaces, phones as `+7…`, the amount as a plain decimal. */
 export function copyValue(value: string, kind: "amount" | "sbp" | string | null | undefined): string {
   const trimmed = String(value ?? "").trim()
   if (kind === "amount") {
@@ -137,10 +118,7 @@ export function copyValue(value: string, kind: "amount" | "sbp" | string | null 
   }
 }
 
-/**
- * A moment (ISO 8601) as the shopper reads it, in their time zone unless `timeZone` is given:
- * `Mar 1, 2025, 3:00 PM` (en), `1 мар. 2025 г., 15:00` (ru). `""` when it is not a date.
- */
+/** In the shopper's time zone unless `timeZone` is given; `""` when `iso` is not a date. */
 export function formatDateTime(iso: string | null | undefined, locale: string = "en", timeZone?: string): string {
   const time = typeof iso === "string" ? Date.parse(iso) : NaN
   if (!Number.isFinite(time)) return ""

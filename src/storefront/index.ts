@@ -1,8 +1,3 @@
-/**
- * `medusa-plugin-payin/storefront`: framework-neutral helpers for showing bank-transfer payment
- * instructions (no React here, usable from Vue, Svelte or plain scripts). React components live
- * in `medusa-plugin-payin/storefront/react`.
- */
 export { FINAL_SHOPPER_STATES } from "./types"
 export type {
   PayinBankOption,

@@ -1,18 +1,11 @@
 import type { PayinStatusView } from "./types"
 
-/**
- * Turning a requisite into something tappable. The requisite comes from a third-party service, so
- * a link is only ever offered when it is plainly safe to open: https for web pages, a custom app
- * scheme for bank apps, never a scheme that runs code or reads local data.
- */
+// The requisite comes from a third-party service: a link is offered only when plainly safe to open, never a scheme that runs code or reads local data.
 
-/** Links a shopper can open to pay; every field is absent when the requisite offers none. */
 export type PayinLinks = {
   /** An SBP QR link (`https://qr.nspk.ru/…`): on a phone it opens the bank chooser. */
   sbpQrUrl?: string
-  /** A bank's https payment page for this transfer. */
   payUrl?: string
-  /** A bank app link (`bankname://…`). */
   appUrl?: string
 }
 
@@ -64,11 +57,7 @@ function webLinks(value: string): PayinLinks {
   return new URL(url).hostname === SBP_QR_HOST ? { sbpQrUrl: url } : { payUrl: url }
 }
 
-/**
- * Payment links the requisite allows: method `qr` or `link` with an SBP QR link → `sbpQrUrl`,
- * with another https URL → `payUrl`; method `deeplink` with a custom app scheme → `appUrl` (an
- * https universal link → `payUrl`). Cards, phones and accounts have none, nor does a final pay-in.
- */
+/** `qr`/`link`: an SBP QR or https link; `deeplink`: an https or custom-app link; none for a final pay-in. */
 export function paymentLinks(view: Pick<PayinStatusView, "method" | "requisite"> & { final?: boolean }): PayinLinks {
   const number = view.requisite?.number?.trim()
   if (!number || view.final) return {}
@@ -89,20 +78,13 @@ export function paymentLinks(view: Pick<PayinStatusView, "method" | "requisite">
   }
 }
 
-/**
- * The text to show as a QR code, so a shopper on a computer can pay from their phone: the SBP
- * link, else the pay link, else the app link; null when there is none (there is no standard QR
- * for a card or phone transfer).
- */
+/** The SBP link, else the pay link, else the app link (there is no standard QR for a card or phone transfer). */
 export function qrPayload(view: Pick<PayinStatusView, "method" | "requisite"> & { final?: boolean }): string | null {
   const links = paymentLinks(view)
   return links.sbpQrUrl ?? links.payUrl ?? links.appUrl ?? null
 }
 
-/**
- * The hosted Payment Page link when it is safe to open: https, or http on this machine (the
- * sandbox serves its page on localhost).
- */
+/** https, or http on this machine (the sandbox serves its page on localhost). */
 export function safePaymentPageUrl(value: unknown): string | null {
   const https = safeHttpsUrl(value)
   if (https) return https

@@ -2,11 +2,7 @@ import type { ShopperState } from "./types"
 import { requisiteKind } from "./format"
 import { appendCode } from "../error-code"
 
-/**
- * Everything the payment instructions say, in English and Russian. Override any entry with
- * {@link getMessages} (or the components' `messages` prop) to match the store's voice or add a
- * language.
- */
+/** Everything the instructions say; override entries with {@link getMessages} or the components' `messages` prop. */
 export type Messages = {
   /** Accessible name of the whole block. */
   title: string
@@ -17,7 +13,6 @@ export type Messages = {
   stateExpired: string
   stateCanceled: string
   stateFailed: string
-  /** Shown above the requisites while the shopper has to pay. */
   instruction: string
   pendingText: string
   inReviewText: string
@@ -27,7 +22,6 @@ export type Messages = {
   accountNumber: string
   phoneNumber: string
   paymentLink: string
-  /** Label of a requisite whose kind is unknown. */
   requisite: string
   sbpPhone: string
   recipient: string
@@ -66,44 +60,30 @@ export type Messages = {
   retry: string
   reconnecting: string
   noPayin: string
-  /** "Credited: 1,790.00" when the service credited a different amount. */
   paidAmount: (formattedAmount: string) => string
   orderNumber: (displayId: number | string) => string
   /** The countdown in words for screen readers, e.g. "14 minutes 32 seconds left". */
   timeLeftWords: (totalSeconds: number) => string
-  /** How to show the service's bank name (`"sberbank"`). */
   bankName: (name: string) => string
-  /** How to show a payment method id (`"phone_number"` → "Phone number (SBP)"). */
   methodName: (method: string) => string
-  /** Checkout: the method select's label and the "let the service choose" options. */
   method: string
   anyBank: string
   anyMethod: string
-  /** Checkout: the button that places the order (payment follows on the order page). */
   placeOrder: string
-  /** Checkout: the link to pay on the hosted Payment Page before placing the order. */
   payOnPaymentPage: string
-  /** Order page heading: first line while awaited or paid. */
   thankYou: string
   orderAwaitingPayment: string
   orderPaid: string
-  /** Order page heading once the window ended unpaid (or the pay-in was canceled). */
   orderUnpaidTitle: string
   orderUnpaidText: string
   /** Added to `orderUnpaidText` when the order itself was canceled. */
   orderCanceled: string
-  /** Pay again: the button that asks for new payment details once a pay-in ended unpaid. */
   payAgain: string
-  /** Pay again: until when the shopper may ask, with the moment formatted (`formatDateTime`). */
   payAgainUntil: (formattedTime: string) => string
-  /**
-   * What to tell the shopper when starting the payment failed, by the plugin's code
-   * (see `payinErrorOf`); `message` is the server's text, used for codes without a text here.
-   */
+  /** `message` (the server's text) is used for codes without a text here. */
   errorText: (code: string | null, message: string) => string
 }
 
-/** Locales with built-in messages. */
 export type PayinLocale = "en" | "ru"
 
 function splitSeconds(total: number): [number, number, number] {
@@ -339,13 +319,9 @@ const ru: Messages = {
   errorText: (code, message) => withCodeText((code && RU_ERRORS[code]) || message, code),
 }
 
-/** Built-in messages by locale. */
 export const payinMessages: Readonly<Record<PayinLocale, Messages>> = { en, ru }
 
-/**
- * Messages for `locale` (anything starting with "ru" is Russian, the rest English) with
- * `overrides` applied on top.
- */
+/** Anything starting with "ru" is Russian, the rest English. */
 export function getMessages(locale: string = "en", overrides?: Partial<Messages>): Messages {
   const base = locale.toLowerCase().startsWith("ru") ? ru : en
   if (!overrides) return base
@@ -356,7 +332,6 @@ export function getMessages(locale: string = "en", overrides?: Partial<Messages>
   return merged
 }
 
-/** What the shopper is told about a pay-in state (the status line). */
 export function stateText(state: ShopperState, messages: Messages): string {
   switch (state) {
     case "pending":

@@ -1,17 +1,8 @@
 import type { PayinStatusResponse } from "./types"
 import { clockOffset } from "./countdown"
 
-/**
- * Polling the store API for a pay-in's status. A bank transfer takes minutes, so polling backs
- * off while nothing changes (to spare the store), snaps back when something does (the shopper
- * is probably watching), and wakes up right after the payment window ends, when the outcome is
- * about to be decided.
- */
-
 export type PayinPollOptions = {
-  /** Every successful answer, in order. */
   onUpdate: (response: PayinStatusResponse) => void
-  /** Failed requests; polling goes on with its own, longer backoff. */
   onError?: (error: unknown) => void
   /** Delay after an answer that changed something, and the first error delay (at least 1 s). Default 2000 ms. */
   initialDelayMs?: number
@@ -21,9 +12,7 @@ export type PayinPollOptions = {
   factor?: number
   /** Longest delay after repeated errors (errors double the delay). Default 60000 ms. */
   errorMaxDelayMs?: number
-  /** Stops polling when aborted. */
   signal?: AbortSignal
-  /** Clock for expiry scheduling (tests). Default `Date.now`. */
   now?: () => number
   /** Pause while the page is hidden and poll at once when it shows again. Default true. */
   pauseWhenHidden?: boolean
@@ -32,10 +21,7 @@ export type PayinPollOptions = {
 export type PayinPoller = {
   /** Stops for good; an answer still in flight is dropped. */
   stop(): void
-  /**
-   * Polls now (or right after the request in flight). After a final state it fetches once more
-   * and resumes if the state is no longer final; after `stop()` it does nothing.
-   */
+  /** After a final state it fetches once more and resumes if the state is no longer final. */
   refresh(): void
 }
 
@@ -44,14 +30,7 @@ const AFTER_EXPIRY_MS = 1000
 const MIN_DELAY_MS = 100
 const MIN_ERROR_DELAY_MS = 1000
 
-/**
- * Polls `fetchStatus` at once, then with backoff, until the pay-in reaches a final state
- * (`payin.final`) or the answer has no pay-in. Never has two requests in flight.
- *
- * @example
- * const poller = pollPayinStatus(() => client.status({ order_id }), { onUpdate: render })
- * // later: poller.stop()
- */
+/** Polls until `payin.final` or the answer has no pay-in; never has two requests in flight. */
 export function pollPayinStatus(
   fetchStatus: () => Promise<PayinStatusResponse>,
   options: PayinPollOptions
@@ -88,7 +67,6 @@ export function pollPayinStatus(
     }
   }
 
-  /** Delay until the next poll after an answer (and whether polling is finished). */
   const nextDelay = (response: PayinStatusResponse): number => {
     const payin = response.payin
     // `final` (not the state alone): a paid pay-in whose capture is still running is not final yet,

@@ -4,7 +4,6 @@ import qrcode from "qrcode-generator"
 export type QrSvg = {
   /** Side in modules, the 4-module quiet zone included. */
   size: number
-  /** Path of the dark modules, one rectangle per horizontal run. */
   path: string
 }
 
@@ -17,12 +16,7 @@ function utf8Binary(text: string): string {
   return out
 }
 
-/**
- * Encodes `text` as a QR code (error correction M, smallest version that fits) and returns the
- * dark modules as an SVG path, so any framework can render it:
- * `<svg viewBox={`0 0 ${size} ${size}`}><path d={path} /></svg>`.
- * Null for empty text or text too long for a QR code.
- */
+/** Error correction M, smallest version that fits; null for empty text or text too long for a QR code. */
 export function qrSvg(text: string): QrSvg | null {
   if (typeof text !== "string" || !text) return null
   const qr = qrcode(0, "M")

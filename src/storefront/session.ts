@@ -24,15 +24,7 @@ function requisiteOf(value: unknown): PayinRequisiteView | null {
   return { bank: str(r.bank) ?? "", owner_name: str(r.owner_name) ?? "", number, sbp_number: str(r.sbp_number) }
 }
 
-/**
- * A {@link PayinStatusView} from a payment session's `data` (what Medusa returns for the cart's
- * payment session), so the instructions can be shown right after the session is created, before
- * any order exists. Later answers of `GET /store/payin/status` supersede it.
- *
- * @param data - `payment_session.data` of a `pp_payin_…` session
- * @param providerId - the session's `provider_id`
- * @param nowMs - client time for `seconds_left` (default `Date.now()`)
- */
+/** The view from a payment session's `data`, so instructions can show before any order exists; later status answers supersede it. */
 export function fromSessionData(
   data: Record<string, unknown> | null | undefined,
   providerId: string,

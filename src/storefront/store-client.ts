@@ -10,10 +10,7 @@ export type PayinBanksQuery =
   | { cart_id: string; currency_code?: never; provider_id?: string }
   | { currency_code: string; cart_id?: never; provider_id?: string }
 
-/**
- * `POST /store/payin/pay-again`: new payment details for an order whose pay-in ended unpaid,
- * while its status answer has `pay_again` (the optional fields as for a payment session's `data`).
- */
+/** `POST /store/payin/pay-again`: new payment details for an order whose pay-in ended unpaid. */
 export type PayinPayAgainBody = {
   order_id: string
   bank?: string
@@ -23,28 +20,14 @@ export type PayinPayAgainBody = {
   failure_url?: string
 }
 
-/**
- * What a pay-again call gives the kit's button: the status answer with the new pay-in, or
- * `{ error }` from a server action that returns its error rather than throwing (a production
- * Next.js build hides thrown messages): `.catch((e) => ({ error: payinErrorOf(e) }))`.
- */
 export type PayinPayAgainResult = PayinStatusResponse | { error: PayinError }
 
-/** What a POST adds to a {@link PayinStoreRequest} call (GETs pass no third argument). */
 export type PayinStoreRequestInit = { method: "POST"; body: Record<string, string> }
 
-/**
- * Sends a request to the store API and resolves with the parsed JSON body; throws on non-2xx.
- * A GET when called with two arguments; a POST of the JSON `init.body` when `init` is given
- * (only `payAgain` posts).
- */
+/** Resolves with the parsed JSON body, throws on non-2xx; `init` is given only for a POST (`payAgain`). */
 export type PayinStoreRequest = (path: string, query: Record<string, string>, init?: PayinStoreRequestInit) => Promise<unknown>
 
-/**
- * What the kit uses of a `@medusajs/js-sdk` instance (`new Medusa(…)`), structurally, so the kit
- * does not depend on the js-sdk: its `client.fetch` (the store's URL, publishable key, and any
- * wrapper you put on it, such as the Next.js starter's locale header) and `store.cart.complete`.
- */
+/** The part of a `@medusajs/js-sdk` instance the kit uses, typed structurally so the kit does not depend on the js-sdk. */
 export type PayinMedusaSdk = {
   client: { fetch<T>(input: string, init?: { query?: Record<string, string>; method?: string; body?: Record<string, string> }): Promise<T> }
   store: { cart: { complete(cartId: string): Promise<unknown> } }
@@ -52,35 +35,22 @@ export type PayinMedusaSdk = {
 
 export type PayinStoreClientOptions =
   | {
-      /** Your `@medusajs/js-sdk` instance: calls go through `sdk.client.fetch` at call time. */
       sdk: Pick<PayinMedusaSdk, "client">
     }
   | {
-      /** Medusa's URL, e.g. `https://api.shop.example`. */
       baseUrl: string
-      /** The sales channel's publishable API key (`pk_…`). */
       publishableKey: string
-      /** A fetch implementation (default the global `fetch`). */
       fetch?: typeof fetch
-      /** Extra headers, e.g. `authorization` for a logged-in customer. */
       headers?: Record<string, string>
     }
   | {
-      /**
-       * Your own transport, e.g. `@medusajs/js-sdk`:
-       * `request: (path, query, init) => sdk.client.fetch(path, { query, ...init })` (`init` is
-       * given only for a POST: `payAgain`).
-       */
       request: PayinStoreRequest
     }
 
 export type PayinStoreClient = {
   status(query: PayinStatusQuery): Promise<PayinStatusResponse>
   banks(query: PayinBanksQuery): Promise<PayinBanksResponse>
-  /**
-   * `POST /store/payin/pay-again`: new payment details for the order (answers like `status`, now
-   * with the new pay-in). Idempotent on the server: a repeated call shows the same new pay-in.
-   */
+  /** Idempotent on the server: a repeated call shows the same new pay-in. */
   payAgain(body: PayinPayAgainBody): Promise<PayinStatusResponse>
 }
 
@@ -93,16 +63,12 @@ const TYPE_BY_STATUS: Record<number, string> = {
   422: "invalid_data",
 }
 
-/** A non-2xx answer of the store API, with Medusa's error body. */
 export class PayinStoreApiError extends Error {
   override readonly name = "PayinStoreApiError"
   /** HTTP status (0 when the answer could not be read). */
   readonly status: number
-  /** Medusa's error type: `invalid_data`, `not_found`, `not_allowed`, `unauthorized`, … */
   readonly type: string
-  /** A finer code when the server gives one (e.g. `payin_invalid_data`). */
   readonly code?: string
-  /** Per-field problems of an invalid request. */
   readonly fields?: { path: string; message: string }[]
 
   constructor(status: number, body: Partial<PayinStoreError> | null, options?: { cause?: unknown }) {
@@ -127,11 +93,7 @@ function errorBody(value: unknown): Partial<PayinStoreError> | null {
   }
 }
 
-/**
- * Checked at the first call, never at creation: a client made at module scope from an unset
- * environment variable must not break the page that imports it (Next.js renders that as
- * "Application error"); the call that needs the URL fails with what to set.
- */
+// Checked at call time, not at creation: a module-scope client built from an unset env variable must not break the page importing it.
 function requireText(value: unknown, name: string): string {
   if (typeof value !== "string" || !value.trim()) {
     throw new TypeError(
@@ -182,21 +144,7 @@ function exactlyOne(query: Record<string, string>, a: string, b: string): void {
   if (!query[a] === !query[b]) throw new TypeError(`Pass exactly one of ${a} and ${b}`)
 }
 
-/**
- * A small client for the plugin's store API routes. Non-2xx answers reject with a
- * {@link PayinStoreApiError}.
- *
- * @example
- * const payin = createPayinStoreClient({ baseUrl: "https://api.shop.example", publishableKey: "pk_…" })
- * const { payin: view } = await payin.status({ order_id })
- * // the order's pay-in ended unpaid and the answer has `pay_again`: new payment details
- * const fresh = await payin.payAgain({ order_id })
- * @example
- * // with @medusajs/js-sdk (its auth, headers and locale apply)
- * const payin = createPayinStoreClient({ sdk })
- * // the same, spelled out
- * const payin = createPayinStoreClient({ request: (path, query, init) => sdk.client.fetch(path, { query, ...init }) })
- */
+/** A small client for the plugin's store API routes; non-2xx answers reject with a {@link PayinStoreApiError}. */
 export function createPayinStoreClient(options: PayinStoreClientOptions): PayinStoreClient {
   const request: PayinStoreRequest =
     options && "request" in options

@@ -2,12 +2,6 @@ import { SubscriberArgs, SubscriberConfig } from "@medusajs/framework"
 import { PAYIN_EVENTS } from "../modules/payin/ledger/events"
 import { NotifyResult, notifyCaptured, notifyExpired, notifyOrderPlaced, notifyPaymentCaptured } from "../notifications/notify"
 
-/**
- * Shopper notifications (README "Notifications"): payment instructions when an order is placed
- * awaiting its pay-in, `paid` when its payment was captured (payin.captured, and Medusa's own
- * payment.captured as a second trigger), `expired` when the window ended unpaid (payin.expired).
- * Off unless switched on per provider instance. With the Redis event bus this runs on workers.
- */
 export default async function payinNotifications({ event, container }: SubscriberArgs<{ id?: string; provider_id?: unknown }>): Promise<void> {
   const id = event.data?.id
   if (!id) return
@@ -28,8 +22,7 @@ export default async function payinNotifications({ event, container }: Subscribe
     default:
       return
   }
-  // failures are logged by notify; the plugin's own events are delivered with retries (Redis
-  // event bus): failing here has the bus run this subscriber again, on the same notification row
+  // The plugin's own events are redelivered by the Redis event bus: throwing has it run this again, on the same notification row.
   if (result.outcome === "failed" && (event.name === PAYIN_EVENTS.CAPTURED || event.name === PAYIN_EVENTS.EXPIRED)) {
     throw new Error(`payin: the ${result.kind} notification of order ${result.order_id ?? "?"} failed; retried by the event bus`)
   }

@@ -1,22 +1,13 @@
 import { SubscriberArgs, SubscriberConfig } from "@medusajs/framework"
-import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
+import { collectionsOfOrder } from "../medusa"
 import { PAYIN_MODULE } from "../modules/payin/key"
 import type PayinModuleService from "../modules/payin/service"
 
-/**
- * Links the pay-ins of a newly placed order to it on the ledger, so the admin's transactions page
- * links every row to its order from the start (an order placed before payment waits for it).
- */
+// Linked on placement, so the admin's transactions page links every row to its order from the start.
 export default async function payinOrderPlaced({ event, container }: SubscriberArgs<{ id: string }>): Promise<void> {
   const orderId = event.data?.id
   if (!orderId) return
-  const query = container.resolve(ContainerRegistrationKeys.QUERY)
-  const { data: links } = await query.graph({
-    entity: "order_payment_collection",
-    fields: ["payment_collection_id"],
-    filters: { order_id: orderId },
-  })
-  const collectionIds = (links as { payment_collection_id: string }[]).map((l) => l.payment_collection_id).filter(Boolean)
+  const collectionIds = await collectionsOfOrder(container, orderId)
   if (!collectionIds.length) return
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
   for (const row of await payin.ledger.ofCollections(collectionIds)) {

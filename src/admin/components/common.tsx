@@ -4,7 +4,7 @@ import type { ReactNode } from "react"
 import { useTranslation } from "react-i18next"
 import { formatAmountWithCode } from "../../money/display"
 import { PAYIN_FLAGS, type LedgerStatus } from "../../status"
-import type { OptionSource } from "../lib/api"
+import type { OptionSource } from "../lib/settings-api"
 
 const STATUS_COLORS: Record<LedgerStatus, "green" | "red" | "blue" | "orange" | "grey" | "purple"> = {
   creating: "grey",

@@ -1,7 +1,7 @@
 // The shopper notifications of a pay-in's order: sent, failed with the reason, or waiting for a retry.
 import { Badge, Container, Heading, Table, Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
-import type { NotificationEntry } from "../lib/api"
+import type { NotificationEntry } from "../lib/transactions-api"
 import { formatDate } from "./common"
 
 const COLORS = { sent: "green", failed: "red", due: "orange", skipped: "grey" } as const

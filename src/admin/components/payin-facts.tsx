@@ -2,7 +2,7 @@
 // Shared by the detail page and the order widget.
 import { Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
-import type { TransactionDetail } from "../lib/api"
+import type { TransactionDetail } from "../lib/transactions-api"
 import { Flags, Row, formatAmount, formatDate } from "./common"
 
 /** A service-supplied URL, only when it is http(s) (never javascript:, data: …). */

@@ -1,7 +1,7 @@
 // A pay-in's status history and its webhook deliveries, on its detail page.
 import { Container, Heading, Table, Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
-import type { HistoryEntry, WebhookEntry } from "../lib/api"
+import type { HistoryEntry, WebhookEntry } from "../lib/transactions-api"
 import { PayinStatus, formatDate } from "./common"
 
 export function HistoryTable({ history }: { history: HistoryEntry[] }) {

@@ -2,7 +2,7 @@
 import { Button, Text, toast } from "@medusajs/ui"
 import { useState } from "react"
 import { useTranslation } from "react-i18next"
-import { ReconcileResult, useReconcile } from "../lib/api"
+import { ReconcileResult, useReconcile } from "../lib/transactions-api"
 
 export function ReconcileButton({ id, testId, resultTestId }: { id: string; testId: string; resultTestId?: string }) {
   const { t } = useTranslation()

@@ -1,12 +1,5 @@
-// The settings forms' model (pure, no React): each field is named by its path in the options
-// ("baseUrl", "paymentPage.successUrl"), the same path the admin API uses for its value, source
-// and errors. The form edits text for numbers and line lists; patchOf turns the changed fields
-// back into what the API stores.
+// Fields are named by their path in the options ("paymentPage.successUrl"), the path the admin API uses for their value, source and errors.
 
-/**
- * Paths of an options type's fields: top-level fields, and each field of an object-valued group
- * as `<group>.<field>` (lists are one field).
- */
 export type FieldPath<T> = {
   [K in keyof T & string]-?: NonNullable<T[K]> extends readonly unknown[]
     ? K
@@ -15,11 +8,7 @@ export type FieldPath<T> = {
       : K
 }[keyof T & string]
 
-/**
- * How a field is edited. `secret`: write-only text, sent only when something is typed; `lines`:
- * a list typed one entry per line; `choices`: a list picked from fixed options; `select`: one of
- * fixed options ("" = none).
- */
+/** `secret`: write-only, sent only when something is typed; `lines`: one list entry per line; `select`: "" = none. */
 export type FieldKind = "text" | "secret" | "number" | "lines" | "switch" | "choices" | "select"
 
 export type DraftValue = string | boolean | string[]
@@ -51,7 +40,6 @@ function getAt(values: unknown, path: string): unknown {
   return path.split(".").reduce<unknown>((v, key) => (v && typeof v === "object" ? (v as Record<string, unknown>)[key] : undefined), values)
 }
 
-/** `target` with `value` at `path`, creating the groups on the way. */
 export function setAt(target: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
   const [head, ...rest] = path.split(".")
   if (!rest.length) return { ...target, [head]: value }
@@ -59,7 +47,6 @@ export function setAt(target: Record<string, unknown>, path: string, value: unkn
   return { ...target, [head]: setAt(group, rest.join("."), value) }
 }
 
-/** The form's text for each field of the stored values. */
 export function draftOf(values: unknown, specs: readonly FieldSpec[]): Draft {
   const draft: Draft = {}
   for (const spec of specs) {

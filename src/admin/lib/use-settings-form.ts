@@ -1,10 +1,8 @@
-// One settings form's state: its draft, the API's field errors, save (only the changed fields)
-// and reset (one field back to medusa-config / env / default). The provider instance's form and
-// the plugin-wide form each have one, saved through their own route.
 import { toast } from "@medusajs/ui"
 import { useEffect, useMemo, useState } from "react"
 import { useTranslation } from "react-i18next"
-import { ApiError, type OptionSource } from "./api"
+import { ApiError } from "./api"
+import type { OptionSource } from "./settings-api"
 import { type Draft, type DraftValue, type FieldSpec, draftOf, errorsOf, patchOf, resetPatch } from "./settings-form"
 
 export type SettingsForm = {

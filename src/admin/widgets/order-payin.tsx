@@ -7,7 +7,7 @@ import { Link } from "react-router-dom"
 import { PayinStatus } from "../components/common"
 import { AmountFacts, DisputeFacts, FlagFacts, PageLink, RequisiteFacts } from "../components/payin-facts"
 import { ReconcileButton } from "../components/reconcile-button"
-import { useOrderPayins } from "../lib/api"
+import { useOrderPayins } from "../lib/transactions-api"
 
 const OrderPayinWidget = ({ data: order }: DetailWidgetProps<AdminOrder>) => {
   const { t } = useTranslation()

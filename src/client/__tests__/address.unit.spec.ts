@@ -28,13 +28,31 @@ describe("addresses a URL typed in the admin may not reach", () => {
     expect(isRefusedAddress(address)).toBe(true)
   })
 
-  it.each(["8.8.8.8", "93.184.216.34", "172.32.0.1", "192.169.0.1", "2606:4700::1111", "::ffff:8.8.8.8"])("allows %s", (address) => {
-    expect(isRefusedAddress(address)).toBe(false)
+  // refused whatever IPv4 address they carry, a public one included
+  it.each([
+    "::ffff:8.8.8.8", // IPv4-mapped
+    "::ffff:808:808",
+    "::ffff:0:8.8.8.8", // IPv4-translated (RFC 2765)
+    "::ffff:0:808:808",
+    "64:ff9b:1::808:808", // local-use NAT64 (RFC 8215)
+    "64:ff9b:1:ffff:ffff:ffff:ffff:ffff",
+  ])("refuses %s outright", (address) => {
+    expect(isRefusedAddress(address)).toBe(true)
   })
+
+  it.each(["8.8.8.8", "93.184.216.34", "172.32.0.1", "192.169.0.1", "2606:4700::1111", "64:ff9b::808:808", "64:ff9b:2::1"])(
+    "allows %s",
+    (address) => {
+      expect(isRefusedAddress(address)).toBe(false)
+    }
+  )
 
   it("refuses loopback and metadata names and refused literals without resolving them", () => {
     for (const host of ["localhost", "LOCALHOST.", "foo.localhost", "metadata.google.internal", "[::1]", "[::ffff:a9fe:a9fe]", "10.1.2.3"]) {
       expect([host, refusedHostName(host)]).toEqual([host, expect.any(String)])
+    }
+    for (const url of ["https://[::ffff:8.8.8.8]/", "https://[::ffff:0:808:808]/", "https://[64:ff9b:1::808:808]/"]) {
+      expect([url, refusedHostName(new URL(url).hostname)]).toEqual([url, expect.stringMatching(/non-public/)])
     }
     expect(refusedHostName("payments.example.com")).toBeNull()
     expect(refusedHostName("[2606:4700::1111]")).toBeNull()
@@ -50,11 +68,17 @@ describe("addresses a URL typed in the admin may not reach", () => {
       "rebind.example": ["93.184.216.34", "10.0.0.7"],
       "metadata.example": ["169.254.169.254"],
       "mapped.example": ["::ffff:192.168.0.1"],
+      "mapped-public.example": ["93.184.216.34", "::ffff:8.8.8.8"],
+      "translated.example": ["::ffff:0:808:808"],
+      "nat64-local.example": ["2606:2800:220:1::1", "64:ff9b:1::808:808"],
     })
     expect(await refusedHost("public.example", resolve)).toBeNull()
     expect(await refusedHost("rebind.example", resolve)).toMatch(/10\.0\.0\.7/)
     expect(await refusedHost("metadata.example", resolve)).toMatch(/169\.254\.169\.254/)
     expect(await refusedHost("mapped.example", resolve)).toMatch(/192\.168\.0\.1/)
+    expect(await refusedHost("mapped-public.example", resolve)).toMatch(/::ffff:8\.8\.8\.8/)
+    expect(await refusedHost("translated.example", resolve)).toMatch(/::ffff:0:808:808/)
+    expect(await refusedHost("nat64-local.example", resolve)).toMatch(/64:ff9b:1::808:808/)
     expect(await refusedHost("missing.example", resolve)).toMatch(/could not be resolved/)
     expect(await refusedHost("8.8.8.8", resolve)).toBeNull()
     expect(await refusedHost("foo.localhost", resolve)).toMatch(/loopback/)
@@ -74,5 +98,10 @@ describe("addresses a URL typed in the admin may not reach", () => {
     const refused = await call(true)
     expect(refused.error).toMatchObject({ code: "ADDRESS_NOT_ALLOWED" })
     expect(refused.error.message).toMatch(/127\.0\.0\.1/)
+    for (const address of ["::ffff:8.8.8.8", "::ffff:0:808:808", "64:ff9b:1::808:808"]) {
+      answer = [{ address: "93.184.216.34", family: 4 }, { address, family: 6 }]
+      const error = (await call(false)).error
+      expect([address, error?.code, error?.message]).toEqual([address, "ADDRESS_NOT_ALLOWED", expect.stringContaining(address)])
+    }
   })
 })

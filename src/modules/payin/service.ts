@@ -25,10 +25,16 @@ import type { ConfigSources } from "./settings/overrides"
 import { parsePluginOptions, parseProviderOptions } from "./settings/parse"
 import { SettingsStore } from "./settings/store"
 
+/** Points of the money path where a test app may hold a run (the option `faultPoints`). */
+export type FaultPoint = "record" | "capture" | "cancel_order"
+export type FaultPoints = (point: FaultPoint, id: string) => Promise<void>
+
 /** What the plugin module receives: the plugin options plus the provider instances (from withPayin). */
 export type PayinModuleOptions = Partial<PayinPluginOptions> & {
   providers?: PayinProviderOptionsInput[]
   sources?: { plugin?: ConfigSources; providers?: Record<string, ConfigSources> }
+  /** For the plugin's own tests (integration-tests/app): called at each FaultPoint; nothing in a store. */
+  faultPoints?: FaultPoints
 }
 
 /**
@@ -60,6 +66,7 @@ class PayinModuleService extends MedusaService({
   readonly notifications: NotificationLog
   readonly insights: LedgerInsights
   readonly rollups: RollupRebuild
+  readonly faultPoints: FaultPoints
   protected readonly cradle_: Record<string, unknown>
 
   constructor(container: Record<string, unknown>, options: PayinModuleOptions = {}) {
@@ -93,6 +100,7 @@ class PayinModuleService extends MedusaService({
     this.jobs = new JobRuns(db)
     this.insights = new LedgerInsights(db)
     this.rollups = new RollupRebuild(db)
+    this.faultPoints = typeof options?.faultPoints === "function" ? options.faultPoints : async () => undefined
   }
 }
 

@@ -1,9 +1,10 @@
 import type { InitiatePaymentOutput } from "@medusajs/framework/types"
 import { MedusaError } from "@medusajs/framework/utils"
 import { PayinServiceError } from "../../client/errors"
-import type { Transaction } from "../../client/schemas"
+import { TransactionSchema } from "../../client/schemas"
 import type { LedgerRow } from "../../modules/payin/ledger/types"
 import type PayinModuleService from "../../modules/payin/service"
+import { sameAmount, sessionAmount } from "../../money"
 import type { PayinProviderOptions } from "../../modules/payin/settings/options"
 import { payinError } from "./payin-error"
 import { toSessionData } from "./session-data"
@@ -32,6 +33,19 @@ export type CreationContext = {
   logger: { info(message: string): void; warn(message: string): void }
 }
 
+/** The session data of a pay-in the ledger already holds (its service answer as stored), for session `sessionId`. */
+function storedSessionData(row: LedgerRow, sessionId: string, options: PayinProviderOptions): Record<string, unknown> {
+  const tx = TransactionSchema.parse(row.service_data)
+  const expiresAt = row.expires_at instanceof Date ? row.expires_at.toISOString() : new Date(String(row.expires_at)).toISOString()
+  return {
+    ...toSessionData(tx, { id: row.id, method: row.method }, options.paymentWindowSeconds),
+    payin_status: row.status,
+    expires_at: expiresAt,
+    session_id: sessionId,
+    [CLIENT_CONTEXT_KEY]: undefined,
+  }
+}
+
 /**
  * Re-shows a live pay-in of the collection for the new session `sessionId` (see isReusable),
  * re-attached to it in the ledger so that its payment is captured for this session. Null when
@@ -46,56 +60,49 @@ export async function reuseLivePayin(
 ): Promise<InitiatePaymentOutput | null> {
   for (const candidate of reusableCandidates(siblings, wanted)) {
     const row = await ctx.payin.ledger.reattachSession(candidate.id, candidate.session_id ?? null, sessionId, (r) => isReusable(r, wanted))
-    if (!row) continue
-    const tx = row.service_data as unknown as Transaction
-    const expiresAt = row.expires_at instanceof Date ? row.expires_at.toISOString() : new Date(String(row.expires_at)).toISOString()
-    const sessionData = {
-      ...toSessionData(tx, { id: row.id, method: row.method }, options.paymentWindowSeconds),
-      payin_status: row.status,
-      expires_at: expiresAt,
-    }
+    if (!row?.service_id) continue
     ctx.logger.info(`payin (${ctx.providerId}): payment session ${sessionId} shows pay-in ${row.service_id} again (was ${candidate.session_id})`)
-    return {
-      id: row.service_id!,
-      status: "pending",
-      data: { ...sessionData, session_id: sessionId, [CLIENT_CONTEXT_KEY]: undefined } as Record<string, unknown>,
-    }
+    return { id: row.service_id, status: "pending", data: storedSessionData(row, sessionId, options) }
   }
   return null
 }
 
 /**
- * Key of a payment session's `data` asking to re-attach a paid pay-in to the new session instead
- * of creating one: the money path's late capture (effects.ts) of a pay-in whose session Medusa
- * deleted when the shopper asked for new details, while its order still awaits payment.
+ * Whether a pay-in is one whose late payment the money path asked to attach to a new session of
+ * its collection (Ledger.requestReattach), and that session is for its amount and currency: paid,
+ * not captured, of this provider instance and collection.
  */
-export const REATTACH_PAID_KEY = "payin_reattach_paid"
+export function takesLatePayment(row: LedgerRow, wanted: WantedPayin & { collectionId: string | null }): boolean {
+  return (
+    Boolean(row.reattach_requested_at && row.paid_at) &&
+    !row.captured_at &&
+    row.provider_id === wanted.providerId &&
+    Boolean(wanted.collectionId) &&
+    row.payment_collection_id === wanted.collectionId &&
+    row.currency_code.toLowerCase() === wanted.currencyCode.toLowerCase() &&
+    sameAmount(sessionAmount(row), wanted.amount, wanted.currencyCode)
+  )
+}
 
 /**
- * Re-attaches the paid, not captured pay-in `ledgerId` of the same payment collection to the new
- * session `sessionId` (nothing is asked of the service), so that Medusa authorizes and captures
- * its money on this session. Refused (payin_invalid_data) for any other pay-in: another
- * collection's or provider's, an unpaid or captured one. Whoever asks, only money that arrived
- * for this very collection can be attached to it.
+ * Attaches to the new session `sessionId` the paid pay-in of its collection whose late payment
+ * the money path asked to capture for the order (takesLatePayment; nothing is asked of the
+ * service). The session awaits its authorization at once: its order is placed.
  */
-export async function reattachPaidPayin(
+export async function takeLatePayment(
   ctx: CreationContext,
-  ledgerId: string,
   sessionId: string,
-  collectionId: string | null,
+  siblings: LedgerRow[],
+  wanted: WantedPayin & { collectionId: string | null },
   options: PayinProviderOptions
-): Promise<InitiatePaymentOutput> {
-  const attachable = (r: LedgerRow) =>
-    r.provider_id === ctx.providerId && Boolean(r.paid_at) && !r.captured_at && Boolean(collectionId) && r.payment_collection_id === collectionId
-  const found = await ctx.payin.ledger.get(ledgerId)
-  const row = found && attachable(found) ? await ctx.payin.ledger.reattachSession(found.id, found.session_id ?? null, sessionId, attachable) : null
-  if (!row?.service_id) {
-    throw payinError(MedusaError.Types.INVALID_DATA, "Only a paid pay-in of this payment collection can be attached to its new session", "payin_invalid_data")
+): Promise<InitiatePaymentOutput | null> {
+  for (const candidate of siblings.filter((r) => takesLatePayment(r, wanted))) {
+    const row = await ctx.payin.ledger.reattachSession(candidate.id, candidate.session_id ?? null, sessionId, (r) => takesLatePayment(r, wanted))
+    if (!row?.service_id) continue
+    ctx.logger.info(`payin (${ctx.providerId}): payment session ${sessionId} takes the late payment of pay-in ${row.service_id}`)
+    return { id: row.service_id, status: "pending_authorization", data: storedSessionData(row, sessionId, options) }
   }
-  ctx.logger.info(`payin (${ctx.providerId}): payment session ${sessionId} takes the late payment of pay-in ${row.service_id}`)
-  const expiresAt = row.expires_at instanceof Date ? row.expires_at.toISOString() : new Date(String(row.expires_at)).toISOString()
-  const sessionData = { ...toSessionData(row.service_data as unknown as Transaction, { id: row.id, method: row.method }, options.paymentWindowSeconds), payin_status: row.status, expires_at: expiresAt }
-  return { id: row.service_id, status: "pending", data: { ...sessionData, session_id: sessionId } as Record<string, unknown> }
+  return null
 }
 
 /**

@@ -31,20 +31,19 @@ import type PayinModuleService from "../../modules/payin/service"
 import type { LedgerRow } from "../../modules/payin/service"
 import { PAYIN_PROVIDER_IDENTIFIER, payinProviderId } from "../../provider-id"
 import { LEDGER_ONLY_STATUSES } from "../../status"
-import { capturedAnswer, sessionAnswer } from "./answer"
+import { capturedWith, sessionOf } from "../../medusa"
+import { type AskedSession, authorizeAnswer } from "./answer"
 import { payinError } from "./payin-error"
 import { buildPayinRequest, toMedusaError } from "./request"
 import { PayinSessionData, toSessionData } from "./session-data"
 import {
   type CreationContext,
-  REATTACH_PAID_KEY,
   lookUpCreation,
-  reattachPaidPayin,
   recordCreationFailure,
   refuseOverCreationCap,
   reuseLivePayin,
+  takeLatePayment,
 } from "./creation"
-import { capturedWith, collectionOf } from "./payment-records"
 import type { WantedPayin } from "./session-reuse"
 import { CLIENT_CONTEXT_KEY, parseStorefrontData } from "./storefront-data"
 
@@ -129,18 +128,20 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       throw new MedusaError(MedusaError.Types.INVALID_DATA, "A payment session id is required to create a pay-in")
     }
     const options = await this.settings()
-    if (typeof data[REATTACH_PAID_KEY] === "string") {
-      return reattachPaidPayin(this.creation, data[REATTACH_PAID_KEY], sessionId, await collectionOf(this.cradle_, sessionId), options)
-    }
     const chosen = parseStorefrontData(data, options)
-    const collectionId = (await collectionOf(this.cradle_, sessionId)) ?? chosen.client.payment_collection_id ?? null
+    const collectionId = (await sessionOf(this.cradle_, sessionId))?.payment_collection_id ?? chosen.client.payment_collection_id ?? null
     const siblings = collectionId ? await this.payin.ledger.ofCollections([collectionId]) : []
+    const { request, fiat, range, currency } = buildPayinRequest(input, chosen, options, sessionId)
+    const asked = { providerId: this.providerId, collectionId, amount: fiat.decimal, currencyCode: input.currency_code.toLowerCase() }
+    const late = await takeLatePayment(this.creation, sessionId, siblings, asked, options)
+    if (late) {
+      return late
+    }
     if (siblings.some((r) => r.paid_at)) {
       // the money for this payment collection arrived already: new requisites would take it twice
       throw payinError(MedusaError.Types.NOT_ALLOWED,
         "This order is already paid: no new payment details are needed", "payin_already_paid")
     }
-    const { request, fiat, range, currency } = buildPayinRequest(input, chosen, options, sessionId)
     this.requireConfigured(options)
 
     // The same payment asked for again (the storefront re-created the session, the shopper came
@@ -263,7 +264,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     if (!row) {
       return { status: "error", data: { ...data, error_message: "The pay-in could not be found" } }
     }
-    return capturedAnswer(row, data, input.context as Data | undefined) ?? sessionAnswer(row, data)
+    return authorizeAnswer(row, await this.askedSession(data), data)
   }
 
   async getPaymentStatus(input: GetPaymentStatusInput): Promise<GetPaymentStatusOutput> {
@@ -272,7 +273,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     if (!row || row.provider_id !== this.providerId) {
       return { status: "pending", data }
     }
-    return sessionAnswer(row, data)
+    return authorizeAnswer(row, await this.askedSession(data), data)
   }
 
   /**
@@ -375,13 +376,24 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
   // Helpers
   // -------------------------------------------------------------------------------------------
 
+  /**
+   * The pay-in a session's or payment's data is about: the one the ledger attaches to its session
+   * (`session_id`, which Medusa writes), else the one the provider named in it (`payin_ledger_id`:
+   * a Payment whose session was deleted since).
+   */
   private async findRow(data: Data): Promise<LedgerRow | null> {
-    const ledgerId = typeof data.payin_ledger_id === "string" ? data.payin_ledger_id : undefined
-    if (ledgerId) {
-      return this.payin.ledger.get(ledgerId)
-    }
     const sessionId = typeof data.session_id === "string" ? data.session_id : undefined
-    return sessionId ? this.payin.ledger.findBy("session_id", sessionId) : null
+    const attached = sessionId ? await this.payin.ledger.findBy("session_id", sessionId) : null
+    if (attached) {
+      return attached
+    }
+    const ledgerId = typeof data.payin_ledger_id === "string" ? data.payin_ledger_id : undefined
+    return ledgerId ? this.payin.ledger.get(ledgerId) : null
+  }
+
+  /** The session being authorized, as the payment module holds it (null: it cannot be read). */
+  private async askedSession(data: Data): Promise<AskedSession | null> {
+    return typeof data.session_id === "string" ? sessionOf(this.cradle_, data.session_id) : null
   }
 }
 

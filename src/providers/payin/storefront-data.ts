@@ -34,29 +34,12 @@ export const StorefrontDataSchema = z
 export type StorefrontData = z.infer<typeof StorefrontDataSchema>
 
 /**
- * Keys Medusa or this plugin put into `data` that are not the storefront's: ignored, not refused.
- * Medusa re-creates a session with the old session's data when it compensates a failed
- * completion, so the plugin's own session fields come back here.
+ * Keys of a new session's `data` that are not the storefront's, each written by the server over
+ * whatever a request sent: `session_id` by Medusa, CLIENT_CONTEXT_KEY by the plugin's store
+ * middleware. Any other key than the storefront's is refused: Medusa stores the session's data as
+ * what was sent merged with what the provider answers, so an ignored key would stay as sent.
  */
-const SERVER_KEYS = new Set([
-  "session_id",
-  CLIENT_CONTEXT_KEY,
-  "payin_id",
-  "payin_ledger_id",
-  "payin_status",
-  "amount",
-  "currency",
-  "requisite",
-  "crypto_amount",
-  "crypto_currency",
-  "currency_rate",
-  "payment_page_url",
-  "created_at",
-  "expires_at",
-  "error_message",
-  "payin_canceled",
-  "payin_refunds",
-])
+const SERVER_KEYS = new Set(["session_id", CLIENT_CONTEXT_KEY])
 
 export type ParsedSessionInput = StorefrontData & { client: ClientContext }
 
@@ -67,7 +50,8 @@ export type ParsedSessionInput = StorefrontData & { client: ClientContext }
 export function parseStorefrontData(data: Record<string, unknown> | undefined, options: PayinProviderOptions): ParsedSessionInput {
   const storefront: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(data ?? {})) {
-    if (!SERVER_KEYS.has(key) && value !== undefined && value !== null) {
+    // an unknown key is refused whatever its value; a storefront key sent as null is left out
+    if (!SERVER_KEYS.has(key) && (value !== undefined && value !== null || !(key in StorefrontDataSchema.shape))) {
       storefront[key] = value
     }
   }

@@ -14,26 +14,18 @@ import { getMessages, type Messages, type PayinLocale } from "../messages"
 import type { PayinBanksResponse } from "../types"
 
 type SessionLike = { status?: string | null; provider_id?: string | null; data?: Record<string, unknown> | null }
-/** What the hook reads of a Medusa store cart (`HttpTypes.StoreCart` fits). */
 type CartLike = { id: string; payment_collection?: { payment_sessions?: SessionLike[] | null } | null }
 
 export type UsePayinChoiceOptions = {
-  /** `GET /store/payin/banks?cart_id=…`, read on the server (null when it could not be read). */
   banks: PayinBanksResponse | null | undefined
-  /**
-   * Where the hosted Payment Page sends the shopper back (`cart_id` is added). Default: the
-   * route `payin-return` under the page's first path segment, i.e. the Next.js starter's
-   * `/[countryCode]/payin-return`. Its origin must be on the provider's `allowedRedirectOrigins`.
-   */
+  /** Default: `payin-return` under the page's first path segment (the starter's `/[countryCode]/payin-return`). */
   returnUrl?: string
   /** Language of the Payment Page ("EN", "RU"); default the provider's setting. */
   pageLocale?: string
-  /** Language of the texts (bank, method and error names). Default "en". */
   locale?: PayinLocale
   messages?: Partial<Messages>
 }
 
-/** The shopper's bank and method choice on the payment step, and what the step needs of it. */
 export type PayinChoice = {
   banks: PayinBanksResponse | null
   /** "" = any (the service chooses). */
@@ -41,30 +33,15 @@ export type PayinChoice = {
   method: string
   setBank: (bank: string) => void
   setMethod: (method: string) => void
-  /** Methods offered for the chosen bank. */
   methods: string[]
-  /** The store's payment methods without the pay-in when the cart's currency cannot be paid by it. */
   offered: <T extends { id: string }>(methods: T[]) => T[]
-  /** The session `data` for `providerId` (undefined unless it is a pay-in): bank, method, return URLs. */
   sessionData: (providerId: string | null | undefined) => PayinSessionData | undefined
-  /**
-   * Whether the cart's pending session can be kept (the starter's `checkActiveSession`): same
-   * provider and, for a pay-in, the same bank and method and still payable.
-   */
   keeps: (providerId: string | null | undefined) => boolean
-  /** The text to show for an error of `initiatePaymentSession` (the kit's wording, with the code). */
   errorText: (error: PayinError | string) => string
   messages: Messages
 }
 
-/**
- * State and helpers for a pay-in on the payment step. The bank and method start from the cart's
- * pending pay-in session, so a shopper who comes back to the step sees what they chose.
- *
- * @example
- * const payin = usePayinChoice(cart, { banks: payinBanks })
- * await initiatePaymentSession(cart, { provider_id, data: payin.sessionData(provider_id) })
- */
+/** The bank and method start from the cart's pending pay-in session, so a shopper coming back to the step sees their choice. */
 export function usePayinChoice(cart: CartLike, options: UsePayinChoiceOptions): PayinChoice {
   const { banks = null, returnUrl, pageLocale, locale = "en" } = options
   const messages = useMemo(() => getMessages(locale, options.messages), [locale, options.messages])
@@ -104,7 +81,6 @@ export function usePayinChoice(cart: CartLike, options: UsePayinChoiceOptions): 
 
 export type PayinBankMethodSelectProps = {
   choice: PayinChoice
-  /** The selected payment provider: the selects show only for a pay-in. */
   providerId: string | null | undefined
   className?: string
 }
@@ -115,10 +91,7 @@ const CHOICE_CSS = `
 :where(.payin-choice) select{min-height:44px;padding:8px 12px;border:1px solid #d1d5db;border-radius:6px;background:#fff;font:inherit;font-size:1rem}
 `
 
-/**
- * The bank and method selects of a pay-in (nothing for another provider, or when the banks could
- * not be read). Test ids: `payin-bank-select`, `payin-method-select`; the wrapper `payin-choice`.
- */
+/** Nothing for another provider or when the banks could not be read. */
 export function PayinBankMethodSelect({ choice, providerId, className }: PayinBankMethodSelectProps) {
   const { banks, messages: m } = choice
   if (!isPayinProvider(providerId) || !banks || !banks.available || !banks.banks.length) return null

@@ -9,12 +9,10 @@ type Props = {
   /** The raw value put on the clipboard (not the formatted one on screen). */
   value: string
   target: CopyTarget
-  /** Accessible name, e.g. "Copy card number". */
   label: string
   messages: Messages
 }
 
-/** How long the button says "Copied". */
 const COPIED_MS = 2000
 
 /** A copy button whose result is announced through its own polite live region. */

@@ -1,10 +1,4 @@
 "use client"
-/**
- * `medusa-plugin-payin/storefront/react`: React components for bank-transfer payment
- * instructions, plus every helper of `medusa-plugin-payin/storefront`. This entry is a client
- * module ("use client"): in React Server Components import the helpers from
- * `medusa-plugin-payin/storefront` instead.
- */
 // Named re-exports, not `export *`: Next.js refuses `export *` in a client boundary.
 export {
   FINAL_SHOPPER_STATES,

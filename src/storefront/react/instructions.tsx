@@ -11,31 +11,19 @@ import { PAYIN_CSS } from "./styles"
 import { useCountdown } from "./use-countdown"
 
 export type PayinInstructionsProps = {
-  /** The pay-in to show (from `GET /store/payin/status` or {@link fromSessionData}). */
   payin: PayinStatusView
-  /** The order placed from the cart, when there is one (its number is shown). */
   order?: PayinOrderView | null
-  /** Language of the built-in texts and of number formatting. Default "en". */
   locale?: PayinLocale
-  /** Your own wording for any text. */
   messages?: Partial<Messages>
-  /** Server clock minus client clock, so a wrong phone clock does not skew the countdown. */
   clockOffsetMs?: number
   /** Called once when the countdown reaches zero while the pay-in is not final (refresh then). */
   onExpire?: () => void
-  /** Extra content shown while awaiting payment, e.g. a demo's "simulate payment" button. */
   actions?: ReactNode
-  /**
-   * Content under the outcome once the pay-in is final, e.g. `PayinLiveInstructions`' "Get new
-   * payment details" button (`payin-pay-again`) for a pay-in that ended unpaid.
-   */
   outcomeActions?: ReactNode
-  /** A short note under the status line (e.g. a connection problem). */
   notice?: ReactNode
   className?: string
   /** Skip the built-in stylesheet (class names stay; `PAYIN_CSS` is exported for your own CSS). */
   unstyled?: boolean
-  /** Nonce for the built-in <style> element under a Content-Security-Policy without 'unsafe-inline'. */
   nonce?: string
 }
 
@@ -78,16 +66,7 @@ function Outcome({ payin, locale, messages: m }: { payin: PayinStatusView; local
   )
 }
 
-/**
- * Payment instructions for a bank-transfer pay-in: status, amount, requisites with copy buttons,
- * countdown, SBP QR or payment link, the hosted Payment Page link, and the outcome once final.
- * Presentational: pass fresh `payin` data (see {@link PayinLiveInstructions} for polling).
- *
- * Test ids (stable): `payin-instructions` (with `data-state`), `payin-instructions-status` (with
- * `data-state`), `payin-payment-page-link`. Stable hooks for tests and CSS: `data-payin="instructions|status|amount|bank|requisite|sbp|
- * owner|countdown|page-link|qr|pay-link|outcome|copy"`, `data-state`, `data-seconds`,
- * `data-copy-target`.
- */
+/** Presentational: pass fresh `payin` data ({@link PayinLiveInstructions} polls). Test ids and `data-payin` hooks: README. */
 export function PayinInstructions(props: PayinInstructionsProps) {
   const { payin, order, locale = "en", clockOffsetMs = 0, onExpire, actions, outcomeActions, notice, className, unstyled, nonce } = props
   const m = useMemo(() => getMessages(locale, props.messages), [locale, props.messages])

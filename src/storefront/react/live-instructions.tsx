@@ -11,26 +11,16 @@ import { PAYIN_CSS } from "./styles"
 import { usePayinStatus } from "./use-payin-status"
 
 export type PayinLiveInstructionsProps = {
-  /** Fetches the status, e.g. `() => client.status({ order_id })`. */
   fetchStatus: () => Promise<PayinStatusResponse>
   locale?: PayinLocale
   messages?: Partial<Messages>
   actions?: ReactNode
   className?: string
   unstyled?: boolean
-  /** Nonce for the built-in <style> element (strict Content-Security-Policy). */
   nonce?: string
-  /** Every answer, e.g. to redirect once paid. */
   onUpdate?: (response: PayinStatusResponse) => void
-  /** An answer you already have (e.g. rendered on the server). */
   initial?: PayinStatusResponse | null
-  /**
-   * Asks for new payment details (`POST /store/payin/pay-again`), e.g.
-   * `() => client.payAgain({ order_id })`, or a server action that resolves with `{ error }`
-   * rather than throwing. While the answer's `pay_again` is set and the pay-in ended unpaid
-   * (expired or canceled), a "Get new payment details" button (`payin-pay-again`) calls it and
-   * shows the new pay-in it answers with; without it there is no button.
-   */
+  /** Without it there is no "Get new payment details" button. */
   payAgain?: () => Promise<PayinPayAgainResult>
 }
 
@@ -41,18 +31,12 @@ function errorDetail(error: unknown): string | null {
   return error instanceof Error && error.message ? error.message : null
 }
 
-/** The shopper may ask for new payment details: the pay-in ended unpaid and `pay_again` is set. */
 function payAgainOpen(data: PayinStatusResponse): boolean {
   const state = data.payin?.state
   return !!data.pay_again?.until && (state === "expired" || state === "canceled")
 }
 
-/**
- * {@link PayinInstructions} kept up to date: polls `fetchStatus` until the pay-in is final,
- * corrects the countdown with the server's clock, refreshes when the window ends, and shows
- * loading and error states (with a retry button). With `payAgain`, a pay-in that ended unpaid
- * offers new payment details while the answer's `pay_again` allows it.
- */
+/** {@link PayinInstructions} kept up to date by polling, with loading, error and pay-again states. */
 export function PayinLiveInstructions(props: PayinLiveInstructionsProps) {
   const { fetchStatus, locale = "en", actions, className, unstyled, nonce, onUpdate, initial, payAgain } = props
   const m = useMemo(() => getMessages(locale, props.messages), [locale, props.messages])

@@ -6,7 +6,6 @@ import type { PayinStatusResponse } from "../types"
 import { payinStatusKey, subscribePayinStatus } from "./status-channel"
 
 export type PayinOrderHeadingProps = {
-  /** `GET /store/payin/status?order_id=…` as read on the server (null: not a pay-in order). */
   status: PayinStatusResponse | null | undefined
   /** The store's own heading, shown for orders paid otherwise. */
   children?: ReactNode
@@ -14,13 +13,7 @@ export type PayinOrderHeadingProps = {
   messages?: Partial<Messages>
 }
 
-/**
- * The order page's heading lines for a pay-in order, in place of "Your order was placed
- * successfully.": awaiting payment, paid, or not paid (window ended; the order canceled). It
- * follows the `PayinLiveInstructions` of the same order on the page, without polling itself.
- * Renders two `<span>`s (the starter's heading is a column of two) inside a `display: contents`
- * wrapper with `data-testid="payin-order-heading"` and `data-outcome` (awaiting | paid | unpaid).
- */
+/** Follows the same order's `PayinLiveInstructions` on the page without polling itself; two `<span>`s, as the starter's heading is a column of two. */
 export function PayinOrderHeading({ status, children, locale = "en", messages }: PayinOrderHeadingProps) {
   const m = useMemo(() => getMessages(locale, messages), [locale, messages])
   const [current, setCurrent] = useState(status ?? null)

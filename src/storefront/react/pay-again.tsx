@@ -9,7 +9,6 @@ import type { PayinStatusResponse } from "../types"
 /** Refusals that do not go away by asking again: the button is removed, the message stays. */
 const LASTING_REFUSALS = ["payin_pay_again_off", "payin_grace_over", "payin_order_paid", "payin_order_canceled", "payin_not_this_provider"]
 
-/** True for a refusal that asking again cannot change (the button then goes away). */
 export function payAgainClosed(error: PayinError | null): boolean {
   return !!error?.code && LASTING_REFUSALS.includes(error.code)
 }
@@ -17,11 +16,8 @@ export function payAgainClosed(error: PayinError | null): boolean {
 export type UsePayinPayAgainResult = {
   /** Asks for new payment details; while a call runs, further calls share it (one request). */
   run: () => Promise<void>
-  /** True while the call runs. */
   busy: boolean
-  /** Why the latest call failed; null after a successful one. */
   error: PayinError | null
-  /** True after a refusal that stays (pay again off, grace period over, order paid or canceled). */
   closed: boolean
 }
 
@@ -31,10 +27,7 @@ function errorOfResult(result: unknown): PayinError | null {
   return error ? payinErrorOf(error) : null
 }
 
-/**
- * The pay-again button's logic: one request at a time (a double click sends one), the error of a
- * refusal, and `onDone` with the answer (the new pay-in) on success.
- */
+/** One request at a time (a double click sends one); `onDone` gets the new pay-in. */
 export function usePayinPayAgain(payAgain: () => Promise<PayinPayAgainResult>, onDone: (response: PayinStatusResponse) => void): UsePayinPayAgainResult {
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState<PayinError | null>(null)
@@ -70,28 +63,20 @@ export function usePayinPayAgain(payAgain: () => Promise<PayinPayAgainResult>, o
 }
 
 export type PayinPayAgainProps = {
-  /** `pay_again.until` of the status answer (ISO 8601). */
   until: string
-  /** Asks for new payment details, e.g. `() => client.payAgain({ order_id })`. */
   payAgain: () => Promise<PayinPayAgainResult>
-  /** The answer with the new pay-in. */
   onDone: (response: PayinStatusResponse) => void
   locale?: PayinLocale
   messages?: Partial<Messages>
 }
 
-/**
- * "Get new payment details" under the outcome of a pay-in that ended unpaid, with until when the
- * shopper may ask, and the kit's text for a refusal. Test ids: `payin-pay-again` (the button),
- * `payin-pay-again-error`.
- */
+/** "Get new payment details" under a pay-in that ended unpaid. */
 export function PayinPayAgain({ until, payAgain, onDone, locale = "en", messages }: PayinPayAgainProps) {
   const m = useMemo(() => getMessages(locale, messages), [locale, messages])
   const state = usePayinPayAgain(payAgain, onDone)
   return <PayAgainView {...state} until={until} locale={locale} messages={m} />
 }
 
-/** What {@link PayinPayAgain} renders for a state of {@link usePayinPayAgain}. */
 export function PayAgainView({ run, busy, error, closed, until, locale, messages: m }: UsePayinPayAgainResult & { until: string; locale: string; messages: Messages }) {
   const when = formatDateTime(until, locale)
   return (

@@ -14,19 +14,12 @@ export type PayinButtonRenderProps = {
 }
 
 export type PayinPaymentButtonProps = {
-  /** The cart's pay-in payment session (its `data.payment_page_url` gives the Payment Page link). */
   session: { data?: Record<string, unknown> | null } | null | undefined
-  /** Disables the button (the starter's `notReady`: no address, email or shipping method yet). */
   notReady?: boolean
-  /** Places the order, e.g. the starter's `placeOrder` server action (it redirects to the order page). */
   placeOrder: () => Promise<unknown>
-  /** Default `submit-order-button`, the starter's. */
   "data-testid"?: string
-  /** Your own button; default a plain `<button>`. */
   renderButton?: (props: PayinButtonRenderProps) => ReactNode
-  /** Class of the Payment Page link (default `payin-page-link`). */
   linkClassName?: string
-  /** Class of the error line (default `payin-error`). */
   errorClassName?: string
   locale?: PayinLocale
   messages?: Partial<Messages>
@@ -36,13 +29,7 @@ function messageOf(error: unknown): string {
   return error instanceof Error && error.message ? error.message : typeof error === "string" && error ? error : "Unknown error"
 }
 
-/**
- * The review step's button for a pay-in: places the order at once, like the manual provider's
- * button (the order then waits for the transfer, `payment_status` "awaiting", and the order page
- * shows what to pay), plus a link to the hosted Payment Page for a shopper who pays first (the
- * return route then places the order). Test ids: the button's `data-testid` (default
- * `submit-order-button`), `payin-payment-page-link`, `payin-payment-error-message`.
- */
+/** Places the order at once (the order page then shows what to pay), plus a Payment Page link for a shopper who pays first. */
 export function PayinPaymentButton(props: PayinPaymentButtonProps) {
   const { session, notReady = false, placeOrder, renderButton, linkClassName, errorClassName, locale = "en" } = props
   const m = useMemo(() => getMessages(locale, props.messages), [locale, props.messages])

@@ -1,11 +1,7 @@
 "use client"
 import type { PayinStatusResponse } from "../types"
 
-/**
- * Live answers shared between the components of one page: `PayinLiveInstructions` publishes what
- * it polls, `PayinOrderHeading` listens, so the heading follows the instructions without a
- * second poll. Keyed by order id (else cart id).
- */
+// PayinLiveInstructions publishes what it polls and PayinOrderHeading listens, so the heading needs no second poll; keyed by order id, else cart id.
 type Listener = (response: PayinStatusResponse) => void
 const listeners = new Map<string, Set<Listener>>()
 

@@ -1,17 +1,8 @@
 "use client"
 
-/**
- * The kit's stylesheet, rendered as one <style> element (nothing to import, works with any
- * bundler and with server rendering). Every rule is under `:where(.payin-root)`, so a host's own
- * CSS wins with a single class; colours come from `--payin-*` custom properties that can be set
- * on any ancestor.
- */
+// Every rule is under `:where(.payin-root)`, so a host's own CSS wins with a single class.
 
-/**
- * Default theme. Contrast (WCAG 2.x): fg on bg 16.9:1, muted on bg 7.6:1, accent-fg on accent
- * 6.7:1 (and accent text on bg 6.7:1), success 7.3:1, danger 8.0:1, info 9.5:1, warning 9.1:1,
- * control borders 4.8:1 (3:1 needed for non-text). The QR code is always black on white.
- */
+/** Measured contrast (WCAG 2.x): text ≥ 6.7:1 (fg on bg 16.9:1), control borders 4.8:1; the QR code is always black on white. */
 export const PAYIN_THEME = {
   bg: "#ffffff",
   fg: "#1a1d23",

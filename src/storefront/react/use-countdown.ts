@@ -2,11 +2,7 @@
 import { useEffect, useRef, useState } from "react"
 import { startCountdown, timeLeft, type TimeLeft } from "../countdown"
 
-/**
- * Time left until `expiresAt`, re-rendering once a second. `onExpire` runs once per `expiresAt`,
- * even when the component re-renders with a new clock offset after every poll: calling a
- * refresh again on each of those would turn the end of the window into a request loop.
- */
+/** `onExpire` runs once per `expiresAt`: running it on every re-render with a new clock offset would turn the window's end into a request loop. */
 export function useCountdown(expiresAt: string | null, clockOffsetMs: number, onExpire?: () => void): TimeLeft {
   const [left, setLeft] = useState<TimeLeft>(() => timeLeft(expiresAt, Date.now(), clockOffsetMs))
   const onExpireRef = useRef(onExpire)

@@ -4,41 +4,24 @@ import { pollPayinStatus, type PayinPoller } from "../poll"
 import type { PayinStatusResponse } from "../types"
 
 export type UsePayinStatusOptions = {
-  /**
-   * Fetches the status, e.g. `() => client.status({ order_id })`. The latest function is always
-   * used, so an inline arrow is fine; polling starts over only when `enabled` turns on again or
-   * the component remounts (give it a React `key` to switch orders).
-   */
+  /** The latest function is always used; polling restarts only when `enabled` turns on again or on remount (key it to switch orders). */
   fetchStatus: () => Promise<PayinStatusResponse>
-  /** Poll only while true. Default true. */
   enabled?: boolean
-  /** An answer you already have (e.g. rendered on the server): shown before the first poll. */
   initial?: PayinStatusResponse | null
-  /** Every answer, e.g. to redirect once paid. */
   onUpdate?: (response: PayinStatusResponse) => void
 }
 
 export type UsePayinStatusResult = {
   /** The latest answer (kept while later polls fail). */
   data: PayinStatusResponse | null
-  /** The error of the latest poll; null after a successful one. */
   error: unknown
-  /** True until the first answer or error since polling started. */
   loading: boolean
-  /** Polls now. */
   refresh: () => void
-  /**
-   * Shows `response` at once (e.g. the answer of `POST /store/payin/pay-again`: the order's new
-   * pay-in), passes it to `onUpdate`, and starts polling over from it, dropping any answer still
-   * in flight for the earlier pay-in.
-   */
+  /** Shows `response` at once (e.g. the pay-again answer) and polls on from it, dropping any answer still in flight. */
   replace: (response: PayinStatusResponse) => void
 }
 
-/**
- * Polls the pay-in status with backoff (see {@link pollPayinStatus}) until it is final, and
- * stops on unmount.
- */
+/** Polls with {@link pollPayinStatus} until final; stops on unmount. */
 export function usePayinStatus({ fetchStatus, enabled = true, initial = null, onUpdate }: UsePayinStatusOptions): UsePayinStatusResult {
   const [data, setData] = useState<PayinStatusResponse | null>(initial)
   const [error, setError] = useState<unknown>(null)

@@ -2,7 +2,7 @@
 // how the amount is asked (exact, or a range with a tolerance), the payment window.
 import { useTranslation } from "react-i18next"
 import { PAYIN_METHODS } from "../../../client/methods"
-import type { ProviderFieldPath } from "../../lib/api"
+import type { ProviderFieldPath } from "../../lib/settings-api"
 import type { FieldSpec } from "../../lib/settings-form"
 import type { SettingsForm } from "../../lib/use-settings-form"
 import { Section, SettingFields } from "./field"

@@ -3,7 +3,7 @@
 import { Alert, Button, Text } from "@medusajs/ui"
 import { useState } from "react"
 import { useTranslation } from "react-i18next"
-import { type ProviderFieldPath, type ProviderSettings, type TestResult, useTestConnection } from "../../lib/api"
+import { type ProviderFieldPath, type ProviderSettings, type TestResult, useTestConnection } from "../../lib/settings-api"
 import type { FieldSpec } from "../../lib/settings-form"
 import type { SettingsForm } from "../../lib/use-settings-form"
 import { Section, SettingField } from "./field"

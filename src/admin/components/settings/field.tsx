@@ -3,7 +3,7 @@
 import { Checkbox, Heading, Input, Label, Select, Switch, Text, Textarea } from "@medusajs/ui"
 import type { ReactNode } from "react"
 import { useTranslation } from "react-i18next"
-import type { OptionSource } from "../../lib/api"
+import type { OptionSource } from "../../lib/settings-api"
 import type { FieldSpec } from "../../lib/settings-form"
 import type { SettingsForm } from "../../lib/use-settings-form"
 import { SourceBadge } from "../common"

@@ -2,7 +2,7 @@
 // per kind, the order status page URL.
 import { Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
-import type { ProviderFieldPath } from "../../lib/api"
+import type { ProviderFieldPath } from "../../lib/settings-api"
 import type { FieldSpec } from "../../lib/settings-form"
 import type { SettingsForm } from "../../lib/use-settings-form"
 import { Section, SettingFields } from "./field"

@@ -1,7 +1,7 @@
 // Orders and refunds: cancel an order whose payment window ended unpaid, let its shopper pay again
 // within a grace period; record refunds made outside.
 import { useTranslation } from "react-i18next"
-import type { ProviderFieldPath } from "../../lib/api"
+import type { ProviderFieldPath } from "../../lib/settings-api"
 import type { FieldSpec } from "../../lib/settings-form"
 import type { SettingsForm } from "../../lib/use-settings-form"
 import { Section, SettingFields } from "./field"

@@ -1,6 +1,6 @@
 // Payment Page defaults sent with each pay-in: where the shopper returns, the support link, the language.
 import { useTranslation } from "react-i18next"
-import type { ProviderFieldPath } from "../../lib/api"
+import type { ProviderFieldPath } from "../../lib/settings-api"
 import type { FieldSpec } from "../../lib/settings-form"
 import type { SettingsForm } from "../../lib/use-settings-form"
 import { Section, SettingFields } from "./field"

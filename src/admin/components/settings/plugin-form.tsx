@@ -2,7 +2,7 @@
 // saved through POST /admin/payin/settings.
 import { Button, Container, Heading, Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
-import { type PluginFieldPath, type PluginSettings, useSavePlugin } from "../../lib/api"
+import { type PluginFieldPath, type PluginSettings, useSavePlugin } from "../../lib/settings-api"
 import { useSettingsForm } from "../../lib/use-settings-form"
 import { RECONCILIATION_FIELDS, ReconciliationSection } from "./reconciliation"
 import { RETENTION_FIELDS, RetentionSection } from "./retention"

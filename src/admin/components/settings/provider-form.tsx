@@ -2,7 +2,7 @@
 // /admin/payin/settings/:id, then its webhook URL and webhook health.
 import { Button } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
-import { type ProviderFieldPath, type ProviderSettings, useSaveProvider } from "../../lib/api"
+import { type ProviderFieldPath, type ProviderSettings, useSaveProvider } from "../../lib/settings-api"
 import { useSettingsForm } from "../../lib/use-settings-form"
 import { CHECKOUT_FIELDS, CheckoutSection } from "./checkout"
 import { CONNECTION_FIELDS, ConnectionSection } from "./connection"

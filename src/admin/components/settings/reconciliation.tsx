@@ -2,7 +2,7 @@
 // a pay-in is old enough to look up, attempts at an effect, the per-pay-in lock; the last run.
 import { Alert, Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
-import { type PluginFieldPath, useWebhookHealth } from "../../lib/api"
+import { type PluginFieldPath, useWebhookHealth } from "../../lib/settings-api"
 import type { FieldSpec } from "../../lib/settings-form"
 import type { SettingsForm } from "../../lib/use-settings-form"
 import { formatDate } from "../common"

@@ -2,7 +2,7 @@
 // the status history of ended pay-ins are kept, the batch size of the job that prunes them; its last run.
 import { Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
-import { type PluginFieldPath, useWebhookHealth } from "../../lib/api"
+import { type PluginFieldPath, useWebhookHealth } from "../../lib/settings-api"
 import type { FieldSpec } from "../../lib/settings-form"
 import type { SettingsForm } from "../../lib/use-settings-form"
 import { formatDate } from "../common"

@@ -2,7 +2,7 @@
 // address to whitelist when the service refused this server's).
 import { Alert, Copy, Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
-import type { TestResult } from "../../lib/api"
+import type { TestResult } from "../../lib/settings-api"
 
 export function TestResultBox({ result }: { result: TestResult }) {
   const { t } = useTranslation()

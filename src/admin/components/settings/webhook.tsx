@@ -2,7 +2,7 @@
 // the kept days, the last delivery and the last failure.
 import { Copy, Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
-import { type ProviderSettings, useWebhookHealth } from "../../lib/api"
+import { type ProviderSettings, useWebhookHealth } from "../../lib/settings-api"
 import { formatDate } from "../common"
 import { Section } from "./field"
 

@@ -1,6 +1,6 @@
 // How many pay-ins match, as the API counts them: exact, "about N" or "N+".
 import { Text } from "@medusajs/ui"
-import type { TransactionsPage } from "../../lib/api"
+import type { TransactionsPage } from "../../lib/transactions-api"
 
 export function CountText({ data, first, t, language }: { data: TransactionsPage; first: number; t: (k: string, o?: Record<string, unknown>) => string; language: string }) {
   if (!data.transactions.length) return null

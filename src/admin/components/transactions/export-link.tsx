@@ -3,7 +3,7 @@
 import { Button, Input, Label, Select, Text } from "@medusajs/ui"
 import { useMemo, useState } from "react"
 import { useTranslation } from "react-i18next"
-import { exportUrl } from "../../lib/api"
+import { exportUrl } from "../../lib/transactions-api"
 
 /** yyyy-mm-dd of a local date. */
 const day = (d: Date) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`

@@ -2,7 +2,7 @@
 // window of pay-ins before the page was full; Next searches on from there.
 import { Text } from "@medusajs/ui"
 import { SEARCH_WINDOW } from "../../../modules/payin/ledger/limits"
-import type { TransactionsPage } from "../../lib/api"
+import type { TransactionsPage } from "../../lib/transactions-api"
 
 export function isShortPageThatGoesOn(data: Pick<TransactionsPage, "transactions" | "next_cursor"> | undefined, pageSize: number): boolean {
   return Boolean(data?.next_cursor) && (data?.transactions.length ?? 0) < pageSize

@@ -2,7 +2,7 @@
 import { Table } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
 import { Link, useNavigate } from "react-router-dom"
-import type { TransactionRow } from "../../lib/api"
+import type { TransactionRow } from "../../lib/transactions-api"
 import { Flags, PayinStatus, formatAmount, formatDate } from "../common"
 
 export function TransactionsTable({ transactions }: { transactions: TransactionRow[] }) {

@@ -1,7 +1,3 @@
-// Pay-ins: the ledger, filtered by status and flags (and by what the insights' links bring: bank,
-// method, paid, creation days, instance), searchable, each row linking to its order;
-// paged by cursor (keyset), the count shown as the API gives it (exact, "about N", "N+"); the
-// pay-ins of a period exported as CSV through a plain download link.
 import { defineRouteConfig } from "@medusajs/admin-sdk"
 import { Cash } from "@medusajs/icons"
 import { Button, Container, Heading, Text } from "@medusajs/ui"
@@ -15,7 +11,7 @@ import { ExtraFilters, LINKED_FILTERS } from "../../components/transactions/extr
 import { SearchGoesOn, isShortPageThatGoesOn } from "../../components/transactions/search-goes-on"
 import { TransactionFilters } from "../../components/transactions/filters"
 import { TransactionsTable } from "../../components/transactions/table"
-import { useTransactions } from "../../lib/api"
+import { useTransactions } from "../../lib/transactions-api"
 
 const PAGE = 20
 

@@ -71,7 +71,6 @@ export async function allSettingsView(req: MedusaRequest) {
 
 const iso = (value: unknown) => (value ? new Date(value as string).toISOString() : null)
 
-/** A ledger row for the admin (amount as a string, dates as ISO). */
 export function transactionRow(row: LedgerRow) {
   const rawAmount = (row as { raw_amount?: { value?: string } }).raw_amount
   return {
@@ -107,7 +106,6 @@ export function transactionRow(row: LedgerRow) {
   }
 }
 
-/** A ledger row with what the service last said: requisite, crypto amounts, rate, fee, dispute. */
 export function transactionDetail(row: LedgerRow) {
   const data = (row.service_data ?? {}) as Record<string, unknown>
   const text = (key: string) => (typeof data[key] === "string" && data[key] !== "" ? (data[key] as string) : null)
@@ -155,7 +153,6 @@ export async function detailView(payin: PayinModuleService, id: string) {
   return {
     transaction: transactionDetail(found.row),
     history: found.history.map((h: { created_at: unknown }) => ({ ...h, created_at: iso(h.created_at) })),
-    // shopper notifications owed for this pay-in's order: sent, failed (with the reason and the next attempt), skipped
     notifications: notifications.map((n) => ({
       id: n.id,
       order_id: n.order_id,

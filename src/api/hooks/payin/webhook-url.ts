@@ -41,17 +41,7 @@ function isLoopback(host: string): boolean {
   return name === "::1"
 }
 
-/**
- * The store's public base URL for the webhook URL the admin copies into the merchant panel.
- * No request header chooses the host (a forged or proxied `X-Forwarded-Host` would otherwise make
- * the admin paste an attacker's address, where the service would then send every callback):
- * 1. Medusa's configured backend URL (`admin.backendUrl`, which `MEDUSA_BACKEND_URL` fills), when absolute;
- * 2. else the request's own `Host`, only when the store's config names it: an origin of
- *    `http.adminCors` / `authCors` / `storeCors` with that host (its scheme is used), or a
- *    loopback host (development; it can only point at the admin's own machine);
- * 3. else a placeholder the admin replaces.
- * `X-Forwarded-Host` and `X-Forwarded-Proto` are never read.
- */
+// No request header chooses the host: a forged X-Forwarded-Host would make the admin paste an attacker's address, where every callback would go.
 export function webhookBaseUrl(req: Pick<MedusaRequest, "headers" | "socket"> & { scope?: { resolve(key: string): unknown } }): string {
   let config: ConfigLike | undefined
   try {

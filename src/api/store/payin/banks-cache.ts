@@ -1,34 +1,19 @@
 import { createHash } from "crypto"
 import type { ServiceBank } from "./banks"
 
-/**
- * The service's bank and currency lists, kept briefly in memory per provider instance: a
- * storefront asks for them on every checkout page view, the lists change rarely, and the service
- * should not see one request per shopper. When the service fails, the last list is served for a
- * while (marked stale) rather than leaving the shopper with nothing.
- */
-
-/** How long a fetched list is served without asking the service again. */
 export const BANKS_FRESH_MS = 60_000
-/** How long a list may still be served, marked stale, while the service fails. */
 export const BANKS_STALE_MS = 15 * 60_000
 /** After a failed fetch, the service is left alone this long (the stale list or the 503 answered at once). */
 export const BANKS_RETRY_AFTER_MS = 5_000
-/** Instances whose entries are kept at most (entries are per instance, so this never binds in practice). */
 const MAX_ENTRIES = 256
 
 export type BanksSnapshot = {
   banks: ServiceBank[]
-  /** Upper-case codes of the merchant's currencies; null when that list could not be read. */
   currencies: string[] | null
   fetchedAt: number
 }
 
-/**
- * Identifies what a list was fetched with: the base URL and a hash of the API key (the key itself
- * is never kept here). A key or URL changed from the admin gives another key: the list is fetched
- * again, and a list of the old account is never served, not even as stale.
- */
+/** The API key only as a hash; a key or URL changed from the admin gives another key, so an old account's list is never served, not even stale. */
 export function banksCacheKey(instanceId: string, baseUrl: string, apiKey: string): string {
   const keyHash = createHash("sha256").update(apiKey).digest("hex").slice(0, 16)
   return `${instanceId}\n${baseUrl}\n${keyHash}`
@@ -36,7 +21,6 @@ export function banksCacheKey(instanceId: string, baseUrl: string, apiKey: strin
 
 export type Freshness = "fresh" | "stale" | "expired"
 
-/** What a snapshot of `age` may still be used for (pure). */
 export function freshness(fetchedAt: number, now: number): Freshness {
   const age = now - fetchedAt
   if (age < BANKS_FRESH_MS) return "fresh"
@@ -64,12 +48,7 @@ export class BanksCache {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /**
-   * The snapshot for `instanceId` under `key`: from memory while fresh, else fetched (concurrent
-   * callers share one fetch). A failed fetch falls back to the previous snapshot of the same key
-   * while it is younger than BANKS_STALE_MS (`stale: true`); with none, BanksUnavailableError.
-   * `onError` hears every failed fetch once (for logging), whoever waited on it.
-   */
+  /** Concurrent callers share one fetch; `onError` hears each failed fetch once, whoever waited on it. */
   async get(
     instanceId: string,
     key: string,
@@ -124,7 +103,6 @@ export class BanksCache {
     throw new BanksUnavailableError(error)
   }
 
-  /** Forgets every list (tests). */
   clear(): void {
     this.entries.clear()
   }

@@ -1,21 +1,12 @@
 import { PAYIN_METHODS } from "../../../client/schemas"
 import type { PayinBankOption } from "../../../storefront/types"
 
-/**
- * The bank list a shopper may choose from: the service's list narrowed to one currency and to
- * the merchant's allowed banks and methods. Pure, so every rule is unit-tested.
- */
-
 /** A bank as the service lists it. Its shape is "not shown" by the spec: only name and methods are relied on. */
 export type ServiceBank = { name: string; methods: string[]; [key: string]: unknown }
 
 const KNOWN_METHODS: ReadonlySet<string> = new Set(PAYIN_METHODS)
 
-/**
- * The currencies a bank entry says it serves (upper-case), or null when it carries no currency
- * information. Accepted shapes: `currencies: string[]` (the sandbox), `fiatCurrency` or `currency`
- * (one currency per entry).
- */
+/** Null when the entry carries no currency information; reads `currencies` (the sandbox), `fiatCurrency` or `currency`. */
 export function bankCurrencies(bank: ServiceBank): string[] | null {
   const codes: string[] = []
   if (Array.isArray(bank.currencies)) {
@@ -31,7 +22,6 @@ export function bankCurrencies(bank: ServiceBank): string[] | null {
 }
 
 export type BankFilter = {
-  /** Upper- or lower-case ISO 4217 code. */
   currency: string
   /** The instance's effective `allowedBanks`; empty = every bank. */
   allowedBanks: readonly string[]
@@ -39,12 +29,7 @@ export type BankFilter = {
   allowedMethods: readonly string[]
 }
 
-/**
- * Keeps the banks that serve `currency` (entries without currency information are kept: the
- * service may not say), that the merchant allows (exact names, as the session's `bank` check
- * compares them), with the methods the merchant allows and the plugin can request; a bank left
- * without a method is dropped. Entries listed more than once (one per currency, say) are merged.
- */
+/** Entries without currency information are kept (the service may not say); a bank left without a method is dropped; repeated entries are merged. */
 export function filterBanks(banks: readonly ServiceBank[], filter: BankFilter): { banks: PayinBankOption[]; methods: string[] } {
   const currency = filter.currency.toUpperCase()
   const allowedBanks = new Set(filter.allowedBanks)
@@ -69,7 +54,6 @@ export function filterBanks(banks: readonly ServiceBank[], filter: BankFilter): 
   return { banks: kept, methods: union }
 }
 
-/** True when the merchant's currency list (null: it could not be read) includes `currency`. */
 export function currencySupported(currencies: readonly string[] | null, currency: string): boolean {
   return currencies === null || currencies.some((c) => c.toUpperCase() === currency.toUpperCase())
 }

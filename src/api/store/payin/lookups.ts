@@ -6,22 +6,15 @@ import type { LedgerRow } from "../../../modules/payin/service"
 import type { PayinOrderView } from "../../../storefront/types"
 import { newestFirst } from "./scope"
 
-/**
- * What the store routes read about carts and orders: only the columns they need (never the
- * cart's email, addresses or items), each record checked against the publishable key's sales
- * channels the way Medusa scopes its own store routes.
- */
+// Only the columns the routes need (never the cart's email, addresses or items), scoped to the key's sales channels as Medusa scopes its own store routes.
 
-type Query = { graph: (config: Record<string, unknown>) => Promise<{ data: any[] }> }
-
-const queryOf = (scope: MedusaContainer) => scope.resolve(ContainerRegistrationKeys.QUERY) as unknown as Query
+const queryOf = (scope: MedusaContainer) => scope.resolve(ContainerRegistrationKeys.QUERY)
 
 export type StoreCart = {
   id: string
   currency_code: string
   sales_channel_id: string | null
   payment_collection_id: string | null
-  /** Pay-in (and other) providers enabled in the cart's region. */
   region_provider_ids: string[]
 }
 
@@ -69,27 +62,14 @@ export async function findOrder(scope: MedusaContainer, orderId: string): Promis
   }
 }
 
-/** The order placed from a cart (the cart–order link), or null. */
-export async function orderIdOfCart(scope: MedusaContainer, cartId: string): Promise<string | null> {
-  const { data } = await queryOf(scope).graph({ entity: "order_cart", fields: ["order_id"], filters: { cart_id: cartId } })
-  return (data[0]?.order_id as string | undefined) ?? null
-}
+export { cartOfOrder as cartIdOfOrder, orderOfCart as orderIdOfCart } from "../../../medusa"
 
-/** The cart an order was placed from, or null. */
-export async function cartIdOfOrder(scope: MedusaContainer, orderId: string): Promise<string | null> {
-  const { data } = await queryOf(scope).graph({ entity: "order_cart", fields: ["cart_id"], filters: { order_id: orderId } })
-  return (data[0]?.cart_id as string | undefined) ?? null
-}
-
-/**
- * The order as the storefront may see it. `payment_status` is computed (it is no column), the way
- * Medusa's GET /store/orders/:id computes it: through getOrderDetailWorkflow.
- */
+/** `payment_status` is no column: computed through getOrderDetailWorkflow, as Medusa's GET /store/orders/:id does. */
 export async function orderView(scope: MedusaContainer, orderId: string): Promise<PayinOrderView> {
   const { result } = await getOrderDetailWorkflow(scope).run({
     input: { order_id: orderId, fields: ["id", "display_id", "status"], filters: { is_draft_order: false } },
   })
-  const order = result as unknown as { id: string; display_id?: number | null; status: string; payment_status?: string }
+  const order: { id: string; display_id?: number | null; status: string; payment_status?: string } = result
   return {
     id: order.id,
     display_id: typeof order.display_id === "number" ? order.display_id : null,
@@ -98,10 +78,6 @@ export async function orderView(scope: MedusaContainer, orderId: string): Promis
   }
 }
 
-/**
- * The pay-ins of a cart or order: the ledger rows of its payment collections and, for an order, the
- * rows carrying its id; newest first, each once.
- */
 export async function ledgerRowsOf(
   payin: PayinModuleService,
   where: { paymentCollectionIds: string[]; orderId?: string | null }

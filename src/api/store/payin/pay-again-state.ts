@@ -9,7 +9,6 @@ import { ledgerRowsOf, orderView } from "./lookups"
 /** Payment statuses Medusa computes for an order whose money arrived (all or part): nothing to pay again. */
 const PAID_STATUSES = new Set(["authorized", "partially_authorized", "captured", "partially_captured", "partially_refunded", "refunded"])
 
-/** Where an order stands for "pay again": its pay-ins, the refusal (null: new details may be given), the grace period's end. */
 export type PayAgainState = {
   order: PayinOrderView
   rows: LedgerRow[]
@@ -20,10 +19,7 @@ export type PayAgainState = {
   until: Date | null
 }
 
-/**
- * Where an order stands for pay again: its pay-ins (`rows`, newest first, as ledgerRowsOf reads
- * them: read here when not given) and the refusal or the grace period's end.
- */
+/** `rows` newest first, as ledgerRowsOf reads them (read here when not given). */
 export async function payAgainState(
   scope: MedusaContainer,
   payin: PayinModuleService,

@@ -1,8 +1,3 @@
-/**
- * Which records a store request may see, and which pay-in is the current one (pure).
- */
-
-/** True when a record of `salesChannelId` may be shown to a request with these channels (none = no restriction). */
 export function inSalesChannels(salesChannelId: string | null | undefined, keyChannels: readonly string[] | undefined): boolean {
   if (!keyChannels?.length) return true
   return Boolean(salesChannelId && keyChannels.includes(salesChannelId))
@@ -10,7 +5,6 @@ export function inSalesChannels(salesChannelId: string | null | undefined, keyCh
 
 type PayinRowLike = { id: string; created_at?: unknown; session_deleted_at?: unknown; status?: unknown; captured_at?: unknown }
 
-/** Rows without repeats (by id), newest first (created_at, then id). */
 export function newestFirst<R extends PayinRowLike>(rows: R[]): R[] {
   const seen = new Set<string>()
   return rows
@@ -18,15 +12,7 @@ export function newestFirst<R extends PayinRowLike>(rows: R[]): R[] {
     .sort((a, b) => time(b.created_at) - time(a.created_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
 }
 
-/**
- * The current pay-in among rows: the newest whose payment Medusa captured (a late payment into an
- * ended one, attached to a new session); else the newest whose session Medusa did not delete and
- * whose creation did not fail; else the newest whose session Medusa did not delete; else the newest
- * (the cart changed after its only session: that pay-in is shown as over); null for none. A failed
- * creation is passed over while a live pay-in exists: Medusa restores the collection's previous
- * session when creating a new one fails, and the provider re-attaches that session's pay-in, which
- * is older.
- */
+/** Captured first (a late payment into an ended pay-in); a failed creation is passed over since Medusa restores the previous session when creating one fails, and the provider re-attaches its older pay-in. */
 export function pickCurrentRow<R extends PayinRowLike>(rows: R[]): R | null {
   const sorted = newestFirst(rows)
   return (
@@ -38,16 +24,10 @@ export function pickCurrentRow<R extends PayinRowLike>(rows: R[]): R | null {
   )
 }
 
-/**
- * The pay-in provider whose banks to list: the one asked for (null when it is not a configured
- * pay-in instance); else, for a cart, the first pay-in provider enabled in its region
- * (`pp_payin_default` first); else `pp_payin_default` when configured, else the first instance.
- */
+/** Null when the requested id is not a configured instance; else the region's first enabled one, `pp_payin_default` preferred. */
 export function chooseProvider(input: {
   requested?: string
-  /** Configured pay-in provider ids (`pp_payin_<id>`), in medusa-config's order. */
   configured: readonly string[]
-  /** Providers enabled in the cart's region; undefined without a cart. */
   regionProviders?: readonly string[]
   defaultId: string
 }): { providerId: string | null; enabledInRegion: boolean } {

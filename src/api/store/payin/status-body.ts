@@ -6,14 +6,8 @@ import { cartIdOfOrder, ledgerRowsOf, orderView } from "./lookups"
 import { isPayable } from "../../../money-path/pay-again"
 import { payAgainState } from "./pay-again-state"
 import { pickCurrentRow } from "./scope"
-import { StatusRow, toStatusView } from "./status-view"
+import { toStatusView } from "./status-view"
 
-/**
- * The body of GET /store/payin/status (and of POST /store/payin/pay-again): the current pay-in of
- * the cart's or order's payment collections, the order, and, for an order whose pay-in ended
- * unpaid within its grace period, until when its shopper may pay again. `refresh` looks the
- * current pay-in up first when it is due (the status route's poll).
- */
 export async function statusBody(
   scope: MedusaContainer,
   payin: PayinModuleService,
@@ -41,7 +35,7 @@ export async function statusBody(
     cart_id: cartId,
     order: again ? again.order : orderId ? await orderView(scope, orderId) : null,
     payin: row
-      ? toStatusView(row as unknown as StatusRow, {
+      ? toStatusView(row, {
           now,
           originalFiatAmount: row.assigned_amount ?? null,
           effectRetryLimit: (await payin.settings.plugin()).effectRetryLimit,
@@ -52,7 +46,6 @@ export async function statusBody(
   }
 }
 
-/** The status body of an order (its cart found through the order). */
 export async function orderStatusBody(
   scope: MedusaContainer,
   payin: PayinModuleService,

@@ -2,12 +2,8 @@ import { decimal2, sessionAmount } from "../../../money"
 import { OPEN_SHOPPER_STATES, isFinalShopperState, shopperStateOf, type ShopperState } from "../../../status"
 import type { PayinRequisiteView, PayinStatusView } from "../../../storefront/types"
 
-/**
- * A ledger row as the shopper may see it (pure). Only the fields of PayinStatusView leave the
- * server: never the merchant fee, crypto amounts, flags, payer info or the service's raw data.
- */
+// Only PayinStatusView's fields leave the server: never the merchant fee, crypto amounts, flags, payer info or the service's raw data.
 
-/** The ledger columns the view reads (rows from SQL or from the module's retrieve both fit). */
 export type StatusRow = {
   provider_id: string
   service_id: string | null
@@ -27,21 +23,13 @@ export type StatusRow = {
   session_deleted_at: Date | string | null
   store_canceled_at: Date | string | null
   recalculated_at: Date | string | null
-  /** When the pay-in was first closed (the money arrived). */
   paid_at?: Date | string | null
-  /** The Medusa effect the status asks for and not done yet (capture, order cancel), and the attempts at it. */
   effect_pending?: string | null
   effect_attempts?: number | null
-  /** Pay again: the order waits until then; its cancel is deferred to it. */
   pay_again_until?: Date | string | null
 }
 
-/**
- * The shopper's state of a ledger row. A pay-in the store ended (order canceled, expired by the
- * store) or whose session Medusa deleted (the cart changed) is `canceled` while the service still
- * holds it open: paying into it would be a stray payment. A paid pay-in stays `paid` through a
- * later dispute (that is the merchant's business).
- */
+/** A pay-in the store ended, or whose session Medusa deleted, is `canceled` while the service still holds it open: paying into it would be a stray payment. */
 export function payinState(
   row: Pick<StatusRow, "status" | "store_canceled_at" | "session_deleted_at"> & { paid_at?: unknown }
 ): ShopperState {
@@ -51,7 +39,6 @@ export function payinState(
   })
 }
 
-/** Whole seconds until `expiresAt` (0 when over, unknown, or the pay-in is not awaiting payment). */
 export function secondsLeft(state: ShopperState, expiresAt: Date | string | null, now: Date): number {
   const expires = toDate(expiresAt)
   if (state !== "awaiting_payment" || !expires) return 0
@@ -60,23 +47,11 @@ export function secondsLeft(state: ShopperState, expiresAt: Date | string | null
 
 export type StatusViewContext = {
   now: Date
-  /**
-   * The fiat amount of the service's first answer about this pay-in, when the row was
-   * recalculated since (`fiat_amount` then holds the new amount). Null when unknown.
-   */
+  /** The service's first fiat amount when the row was recalculated since (`fiat_amount` then holds the new one). */
   originalFiatAmount?: string | null
-  /** Attempts after which a pending effect is flagged and the answer final (plugin option effectRetryLimit); unlimited when absent. */
   effectRetryLimit?: number
 }
 
-/**
- * Whether the store still has something to do for this pay-in's order (capture a paid pay-in's
- * payment, cancel an expired one's order) and has not flagged it for the merchant yet: the
- * order's payment status will still change soon, so the answer is not final yet. Past
- * effectRetryLimit attempts the answer is final (reconciliation still retries it, hourly at most).
- * An order cancel that waits for pay again's grace period is not pending: nothing changes until
- * the shopper asks for new details (the answer's `pay_again`) or the period ends.
- */
 export function effectStillPending(
   row: Pick<StatusRow, "effect_pending" | "effect_attempts" | "pay_again_until">,
   effectRetryLimit = Infinity,
@@ -91,9 +66,7 @@ export function toStatusView(row: StatusRow, context: StatusViewContext): PayinS
   const state = payinState(row)
   const payable = OPEN_SHOPPER_STATES.includes(state)
   const recalculated = Boolean(row.recalculated_at)
-  // What the shopper was asked to transfer: the service's amount (with a fiatAmountRange it picks
-  // one inside the range, so not necessarily the order total), as first assigned; the session
-  // total while the service has not answered yet.
+  // The amount first asked for: with a fiatAmountRange the service picks one inside the range, not necessarily the order total.
   const session = decimal2(sessionAmount(row))
   const fiat = decimal2(row.fiat_amount)
   const amount =
@@ -103,12 +76,9 @@ export function toStatusView(row: StatusRow, context: StatusViewContext): PayinS
     payin_id: row.service_id ?? null,
     state,
     service_status: row.status,
-    // final once the state is and the store has done what it asks for the order (a paid pay-in's
-    // capture): a client that stops polling then has the order's final payment status too
     final: isFinalShopperState(state) && !effectStillPending(row, context.effectRetryLimit, context.now),
     amount: amount ?? "0.00",
     currency: String(text(row.fiat_currency) ?? row.currency_code).toUpperCase(),
-    // what the service reports received, when it differs from what was asked (or was recalculated)
     paid_amount: recalculated || (fiat !== null && amount !== null && fiat !== amount) ? fiat : null,
     method: text(row.method),
     bank: text(row.bank) ?? text(row.requisite?.bank),

@@ -10,7 +10,6 @@ const id = (name: string) =>
     .min(1, { message: `${name} must not be empty` })
     .max(100, { message: `${name} is too long` })
 
-/** "Exactly one of a or b", reported on both fields so a client sees which ones are involved. */
 function exactlyOne<K extends string>(a: K, b: K) {
   return (query: Partial<Record<K, unknown>>, ctx: z.RefinementCtx) => {
     const given = [a, b].filter((k) => query[k] !== undefined)
@@ -22,7 +21,6 @@ function exactlyOne<K extends string>(a: K, b: K) {
   }
 }
 
-/** GET /store/payin/banks */
 export const banksQuerySchema = z
   .object({
     cart_id: id("cart_id").optional(),
@@ -38,7 +36,6 @@ export const banksQuerySchema = z
   .superRefine(exactlyOne("cart_id", "currency_code"))
 export type BanksQuery = z.infer<typeof banksQuerySchema>
 
-/** GET /store/payin/status */
 export const statusQuerySchema = z
   .object({
     cart_id: id("cart_id").optional(),
@@ -48,10 +45,6 @@ export const statusQuerySchema = z
   .superRefine(exactlyOne("cart_id", "order_id"))
 export type StatusQuery = z.infer<typeof statusQuerySchema>
 
-/**
- * POST /store/payin/pay-again: the order, and what a storefront may choose for the new pay-in as
- * for any payment session (bank, method, locale, return URLs; checked against the instance's
- * settings by the provider).
- */
+/** Bank, method, locale and return URLs are checked against the instance's settings by the provider. */
 export const payAgainBodySchema = StorefrontDataSchema.extend({ order_id: id("order_id") }).strict()
 export type PayAgainBody = z.infer<typeof payAgainBodySchema>

@@ -13,40 +13,27 @@ type DeliveryCounts = {
   lastRejectedAt: Date | null
   reason: string | null
 }
-/**
- * How applying an entry ended. A permanent failure refuses the delivery for good; `reason` (a
- * short code, e.g. "foreign_payin") is what webhook health shows for it, else the error.
- */
+/** `reason` (a short code, e.g. "foreign_payin") is what webhook health shows for a permanent failure. */
 export type InboxOutcome = { ok: true; result: unknown } | { ok: false; error: string; permanent?: boolean; reason?: string }
 
 /** The entry id answered for a duplicate of an entry the retention job pruned (its hash is kept). */
 export const PRUNED_ENTRY_ID = "pruned"
 
-/** Hashes of applied callbacks remembered per process, for the duplicate fast path. */
 const APPLIED_CACHE_SIZE = 20_000
 
-/**
- * The durable webhook inbox: every verified callback is stored before it is applied, then
- * settled (applied; failed and retried with backoff; or rejected for good). Requests refused
- * before verification are only counted, so forged traffic cannot fill the table.
- */
+/** Requests refused before verification are only counted, so forged traffic cannot fill the table. */
 export class WebhookInbox {
   /** hash → entry id of callbacks this process saw applied (bounded, oldest dropped first). */
   private applied_ = new Map<string, string>()
-  /** entry id → hash of entries being applied now (removed when settled). */
   private inFlight_ = new Map<string, string>()
   private pendingDuplicates_ = new Map<string, number>()
-  /** provider → deliveries counted since the last flush (added to that day's payin_webhook_counter row). */
   private counts_ = new Map<string, DeliveryCounts>()
   private flushTimer_: NodeJS.Timeout | null = null
   private flushing_: Promise<void> = Promise.resolve()
 
   constructor(private readonly db: () => Db) {}
 
-  /**
-   * Stores a verified callback (one statement). A callback whose canonical payload was seen
-   * before only bumps that entry's duplicate count. Returns the entry and whether it is new.
-   */
+  /** A callback whose canonical payload was seen before only bumps that entry's duplicate count. */
   async receive(providerId: string, transaction: Transaction, rawBody: string): Promise<InboxEntry> {
     const hash = createHash("sha256").update(providerId).update("\n").update(canonicalJson(transaction)).digest("hex")
     // A callback this process saw applied: acknowledged from memory, its count added in batches.
@@ -82,7 +69,6 @@ export class WebhookInbox {
     return row
   }
 
-  /** Entries being applied right now in this process (bounded by the requests in flight). */
   get inFlightCount(): number {
     return this.inFlight_.size
   }
@@ -91,7 +77,6 @@ export class WebhookInbox {
     return this.applied_.size
   }
 
-  /** Records the outcome of applying an entry: applied, failed (retried with backoff) or rejected for good. */
   async settle(id: string, outcome: InboxOutcome): Promise<void> {
     const hash = this.inFlight_.get(id)
     this.inFlight_.delete(id)
@@ -137,11 +122,7 @@ export class WebhookInbox {
     return result.rows
   }
 
-  /**
-   * Counts a webhook refused before or at verification (bad signature, body, other account).
-   * Like every delivery count it is kept in memory and added to the day's counter row at most
-   * every few seconds: forged traffic costs one row a day per instance.
-   */
+  /** Kept in memory and added to the day's counter row every few seconds: forged traffic costs one row a day per instance. */
   countRejected(providerId: string, reason: string): void {
     this.count(providerId, "rejected", reason)
   }
@@ -164,11 +145,7 @@ export class WebhookInbox {
     this.scheduleFlush()
   }
 
-  /**
-   * Writes the counts kept in memory: deliveries per instance and day, duplicates acknowledged
-   * from memory. Flushes run one after another, so a caller (webhook health) that flushes while
-   * the timer's flush is still writing reads the counters after both.
-   */
+  /** Flushes run one after another, so a caller that flushes during the timer's flush reads the counters after both. */
   flush(): Promise<void> {
     if (this.flushTimer_) {
       clearTimeout(this.flushTimer_)
@@ -212,12 +189,7 @@ export class WebhookInbox {
     }
   }
 
-  /**
-   * Deletes up to `limit` applied entries (raw bodies with them) applied more than `days` days
-   * ago, oldest first, in one short statement; entries being settled elsewhere are skipped. Only
-   * applied entries: received and failed ones still have work to do, rejected ones are kept for
-   * inspection. Returns how many were deleted.
-   */
+  /** Applied entries only: received and failed ones still have work to do, rejected ones are kept for inspection. */
   async pruneApplied(days: number, limit: number): Promise<number> {
     // their hashes are kept (payin_webhook_hash), in the same statement: a delivery of one of them
     // later is still a duplicate
@@ -239,7 +211,6 @@ export class WebhookInbox {
     return Number(result.rows[0]?.n ?? 0)
   }
 
-  /** Deletes up to `limit` kept hashes of entries pruned more than `days` days ago. */
   async pruneHashes(days: number, limit: number): Promise<number> {
     const result = await this.db().raw(
       `delete from payin_webhook_hash where id in (
@@ -250,7 +221,6 @@ export class WebhookInbox {
     return result.rowCount ?? 0
   }
 
-  /** Deletes up to `limit` per-day delivery counters of days that ended more than `days` days ago. */
   async pruneCounters(days: number, limit: number): Promise<number> {
     const result = await this.db().raw(
       `delete from payin_webhook_counter where id in (
@@ -262,11 +232,6 @@ export class WebhookInbox {
     return result.rowCount ?? 0
   }
 
-  /**
-   * Webhook health of one provider instance: deliveries accepted, repeated and refused over the
-   * kept days of counters (one row per day, whatever the inbox's size), entries failing now (the
-   * partial state index), the newest failure.
-   */
   async health(providerId: string): Promise<{
     accepted: number
     duplicates: number

@@ -3,7 +3,6 @@ import type { Db } from "../db"
 
 export type JobRun = { name: string; last_run_at: Date; last_report: Record<string, unknown> | null; runs: number }
 
-/** The last run of each scheduled job, in the database: written by the worker that ran it, read by the admin on any server. */
 export class JobRuns {
   constructor(private readonly db: () => Db) {}
 
@@ -25,11 +24,7 @@ export class JobRuns {
   }
 }
 
-/**
- * A job is overdue when it has not run for two intervals plus a minute (a run is skipped when the
- * previous one still holds the interval's lock): no process runs scheduled jobs (a store of
- * `server` processes only), or the workers are down.
- */
+// A run is skipped while the previous one holds the interval's lock, hence two intervals plus a minute.
 export function jobOverdue(lastRunAt: Date | null, intervalSeconds: number, now = Date.now()): boolean {
   return !lastRunAt || now - new Date(lastRunAt).getTime() > (2 * intervalSeconds + 60) * 1000
 }

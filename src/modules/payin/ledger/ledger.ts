@@ -5,7 +5,7 @@ import type { Db } from "../db"
 import { compareReceived } from "../../../money"
 import { commitAndEmit, emitWritten, rowIn, type Written } from "./commit"
 import { type EffectDeps, LedgerEffects } from "./effects"
-import { ForeignPayinError, ServiceIdMismatchError } from "./errors"
+import { EffectFencedError, ForeignPayinError, ServiceIdMismatchError } from "./errors"
 import type { LedgerEventSink } from "./events"
 import { FLAG_KINDS_SQL, addFlag, changeDetails, effectOfMove, history, lockRow, moveStatus, serviceColumns, statusColumns } from "./rows"
 import type { LedgerNotice, LedgerRow, RecordResult, StatusSource } from "./types"
@@ -318,12 +318,27 @@ export class Ledger {
       const row = await lockRow(trx, ledgerId)
       if ((row.session_id ?? null) !== from || !stillReusable(row)) return null
       const { rows } = await trx.raw(
-        "update payin_transaction set session_id = ?, session_deleted_at = null, updated_at = now() where id = ? returning *",
+        "update payin_transaction set session_id = ?, session_deleted_at = null, reattach_requested_at = null, updated_at = now() where id = ? returning *",
         [to, ledgerId]
       )
-      await history(trx, row, row.status, row.status, "store", `reused for payment session ${to} (was ${from ?? "none"})`)
+      const why = row.reattach_requested_at ? "its late payment taken by" : "reused for"
+      await history(trx, row, row.status, row.status, "store", `${why} payment session ${to} (was ${from ?? "none"})`)
       return rows[0] ?? null
     })
+  }
+
+  /**
+   * Pay again's late payment: asks that paid, uncaptured pay-in `ledgerId` be attached to the next
+   * payment session Medusa creates on its collection (the provider takes the request there:
+   * reattachSession). Only while the run holding its effect (`fence`) still does.
+   */
+  async requestReattach(ledgerId: string, fence: number): Promise<void> {
+    const { rows } = await this.db().raw(
+      `update payin_transaction set reattach_requested_at = now(), updated_at = now()
+       where id = ? and effect_fence = ? and paid_at is not null and captured_at is null and deleted_at is null returning id`,
+      [ledgerId, fence]
+    )
+    if (!rows.length) throw new EffectFencedError(ledgerId, fence)
   }
 
   /** The store ended the pay-in (its payment canceled in Medusa): a late payment is flagged, never attached. */

@@ -5,13 +5,7 @@ import type { PayinProviderOptionsInput } from "../settings/options"
 import { parseProviderOptions } from "../settings/parse"
 import { verifyStoredKeys } from "../settings/verify-keys"
 
-/**
- * Start-up check: a key stored from the admin that cannot be decrypted (PAYIN_ENCRYPTION_KEY
- * missing, changed or too short) stops the boot with a message that says what to do, instead of
- * webhooks and payments failing later; a key made with PAYIN_ENCRYPTION_KEY_PREVIOUS is moved to
- * the current secret. Instances configured with the same key and base URL (PAYIN_API_KEY fills
- * every instance) are one merchant account: a warning says so. Not run by `medusa db:migrate`.
- */
+// Fails the boot when a stored key cannot be decrypted, instead of payments failing later; not run by `medusa db:migrate`.
 export default async function verifySettingsLoader({ container, logger, options }: LoaderOptions): Promise<void> {
   const pg = container.resolve(ContainerRegistrationKeys.PG_CONNECTION) as Db
   const moved = await verifyStoredKeys(pg, process.env, { reencrypt: true })
@@ -27,7 +21,6 @@ export default async function verifySettingsLoader({ container, logger, options 
   }
 }
 
-/** Instance ids grouped by the key and base URL medusa-config (and the environment) give them. */
 export function sharedAccounts(providers: PayinProviderOptionsInput[]): string[][] {
   const groups = new Map<string, string[]>()
   for (const input of providers) {

@@ -1,10 +1,6 @@
 import { model } from "@medusajs/framework/utils"
 
-/**
- * The payload hashes of webhook-inbox entries the retention job pruned: a callback delivered
- * again after its entry was pruned is still a duplicate (acknowledged, never applied again). Kept
- * as long as the daily webhook counters (webhookCounterRetentionDays); a few dozen bytes each.
- */
+// A callback delivered again after its inbox entry was pruned is still a duplicate.
 export const PayinWebhookHash = model
   .define("payin_webhook_hash", {
     id: model.id({ prefix: "payinwhh" }).primaryKey(),

@@ -25,26 +25,16 @@ export const NOTIFICATION_MAX_ATTEMPTS = 8
 /** A notification decided but not sent yet is picked up by the retry job after this long. */
 export const NOTIFICATION_DUE_GRACE_SECONDS = 60
 
-/** When the retry job sends a failed notification again: 1 min doubling, at most an hour. */
 export function notificationRetryDelaySeconds(attempts: number): number {
   return Math.min(3600, 60 * 2 ** Math.max(0, attempts - 1))
 }
 
 const COLUMNS = `id, order_id, kind, transaction_id, status, attempts, last_error, next_attempt_at, sent_at, notification_id, trigger, created_at, updated_at`
 
-/**
- * The shopper notifications the plugin owes orders, and their outcomes: written when a trigger
- * decides one is due, then when it was sent or failed. The retry job sends again what failed or
- * never went out (next_attempt_at due), with backoff, up to NOTIFICATION_MAX_ATTEMPTS. `sent` is
- * never undone.
- */
 export class NotificationLog {
   constructor(private readonly db: () => Db) {}
 
-  /**
-   * Records that the order is owed this notification (once); returns its row as it is now. `trx`:
-   * in the commit of what made it due (an effect's outcome).
-   */
+  /** Once per order and kind; `trx`: in the commit of what made it due. */
   async due(
     orderId: string,
     kind: NotificationLogKind,
@@ -83,7 +73,6 @@ export class NotificationLog {
     )
   }
 
-  /** One more failed attempt: retried after the backoff, or given up after NOTIFICATION_MAX_ATTEMPTS. */
   async failed(orderId: string, kind: NotificationLogKind, error: string): Promise<void> {
     await this.db().transaction(async (trx) => {
       const { rows } = await trx.raw(
@@ -102,7 +91,6 @@ export class NotificationLog {
     })
   }
 
-  /** No longer owed (the order moved on: paid before the instructions went out, notifications off, …). */
   async skipped(orderId: string, kind: NotificationLogKind, reason: string): Promise<void> {
     await this.db().raw(
       `update payin_notification set status = 'skipped', last_error = ?, next_attempt_at = null, updated_at = now()
@@ -111,7 +99,6 @@ export class NotificationLog {
     )
   }
 
-  /** What the retry job sends again now: failed, or decided and never sent, and due by `now`. */
   async dueForRetry(now: Date, limit = 100): Promise<NotificationLogRow[]> {
     const { rows } = await this.db().raw(
       `select ${COLUMNS} from payin_notification
@@ -122,7 +109,6 @@ export class NotificationLog {
     return rows
   }
 
-  /** The notifications of a pay-in, or of its order (the admin's detail). */
   async of(where: { transactionId: string; orderId?: string | null }): Promise<NotificationLogRow[]> {
     const { rows } = await this.db().raw(
       `select ${COLUMNS} from payin_notification

@@ -1,10 +1,3 @@
-/**
- * The order status page URL of a shopper notification: a merchant-configured template such as
- * `https://shop.example.com/{country_code}/order/{order_id}/confirmed` (pure; no imports). The one
- * owner of the placeholder list, of what a valid template is, and of how it is filled.
- */
-
-/** The placeholders a template may use, and what each is replaced with. */
 export const ORDER_STATUS_URL_PLACEHOLDERS = ["order_id", "display_id", "cart_id", "country_code"] as const
 export type OrderStatusUrlPlaceholder = (typeof ORDER_STATUS_URL_PLACEHOLDERS)[number]
 export type OrderStatusUrlValues = Partial<Record<OrderStatusUrlPlaceholder, string | number | null | undefined>>
@@ -12,11 +5,6 @@ export type OrderStatusUrlValues = Partial<Record<OrderStatusUrlPlaceholder, str
 const MAX_TEMPLATE_LENGTH = 2048
 const PLACEHOLDER = /\{([^{}]*)\}/g
 
-/**
- * Why `template` is not a usable order status URL template, or null when it is: an absolute
- * http(s) URL with a host and no credentials, using only the known placeholders (each spelled
- * `{name}`), and no other braces.
- */
 export function orderStatusUrlTemplateError(template: string): string | null {
   const known = ORDER_STATUS_URL_PLACEHOLDERS.map((p) => `{${p}}`).join(", ")
   if (template.length > MAX_TEMPLATE_LENGTH) {
@@ -48,11 +36,7 @@ export function orderStatusUrlTemplateError(template: string): string | null {
   return null
 }
 
-/**
- * The template with every placeholder replaced by its URL-encoded value; null when a placeholder
- * it uses has no value (e.g. `{country_code}` for an order without an address), so a notification
- * never carries a half-filled link.
- */
+/** Null when a used placeholder has no value, so a notification never carries a half-filled link. */
 export function fillOrderStatusUrl(template: string, values: OrderStatusUrlValues): string | null {
   let missing = false
   const filled = template.replace(PLACEHOLDER, (whole, name: string) => {

@@ -1,7 +1,4 @@
-/**
- * Settings from the admin layered over medusa-config: pure functions (merge, sources, patches).
- * The precedence of every field is: admin > medusa-config > environment > default.
- */
+// Precedence of every field: admin > medusa-config > environment > default.
 import { z } from "zod"
 import {
   PROVIDER_OPTION_GROUPS,
@@ -15,47 +12,34 @@ import {
 
 export type OptionSource = "admin" | "config" | "env" | "default"
 
-/**
- * Options only medusa-config (or the environment) sets, never the admin: the instance id, and
- * whether URLs typed in the admin may reach private addresses (the admin must not lift its own guard).
- */
+/** Config-only: the admin must not lift its own guard (`allowPrivateBaseUrl`). */
 export const CONFIG_ONLY_FIELDS = ["id", "allowPrivateBaseUrl"] as const
 type ConfigOnlyField = (typeof CONFIG_ONLY_FIELDS)[number]
 
-/** Fields of a provider instance the admin can change: every option but the config-only ones and the key (written on its own). */
 export const PROVIDER_SETTING_FIELDS = Object.keys(providerOptionsSchema.shape).filter(
   (f) => !(CONFIG_ONLY_FIELDS as readonly string[]).includes(f) && f !== "apiKey"
 ) as ProviderSettingField[]
 export type ProviderSettingField = Exclude<keyof typeof providerOptionsSchema.shape, ConfigOnlyField | "apiKey">
-/** The option groups whose fields are set, sourced and reset one by one (`paymentPage`, `notifications`). */
 export const GROUP_FIELDS = Object.fromEntries(
   Object.entries(PROVIDER_OPTION_GROUPS).map(([group, schema]) => [group, Object.keys(schema.shape)])
 ) as { [G in ProviderOptionGroup]: string[] }
 const isGroup = (field: string): field is ProviderOptionGroup => field in PROVIDER_OPTION_GROUPS
 export const PLUGIN_SETTING_FIELDS = Object.keys(pluginOptionsSchema.shape) as (keyof typeof pluginOptionsSchema.shape)[]
 
-/** How long an instance trusts its copy of the settings before it reads them again. */
 export const SETTINGS_TTL_MS = 5_000
 
 export const pluginScope = "plugin"
 export const providerScope = (id: string) => `provider:${id}`
 
-/** Where each field of medusa-config came from: computed by withPayin() from the raw input. */
 export type ConfigSources = Record<string, Exclude<OptionSource, "admin">>
 
-/** What is stored for a scope: only the fields set from the admin. */
 export type ProviderOverrides = Partial<Omit<PayinProviderOptions, ConfigOnlyField | "apiKey" | ProviderOptionGroup>> & {
   [G in ProviderOptionGroup]?: Partial<PayinProviderOptions[G]>
 }
 
-/**
- * Stored next to a provider scope's overrides (in `values`), never an option: the origin of the
- * base URL the API key saved from the admin was entered for (null: none). The key is only ever
- * sent to that origin. Absent for a key saved before keys were bound to an origin.
- */
+/** Stored beside the overrides: the origin the admin's API key was entered for; the key is sent only there (absent for older keys). */
 export const API_KEY_ORIGIN = "$apiKeyOrigin"
 
-/** A provider scope's stored `values` split into the admin's overrides and the key's bound origin. */
 export function splitProviderValues(values: Record<string, unknown> | null | undefined): {
   overrides: ProviderOverrides
   keyOrigin: string | null | undefined
@@ -72,7 +56,6 @@ export function splitProviderValues(values: Record<string, unknown> | null | und
   }
 }
 
-/** The origin of a base URL (`https://pay.example.com`), or null without one. */
 export function originOf(baseUrl: string | null | undefined): string | null {
   if (!baseUrl) return null
   try {
@@ -83,25 +66,16 @@ export function originOf(baseUrl: string | null | undefined): string | null {
 }
 export type PluginOverrides = Partial<PayinPluginOptions>
 
-// ---------------------------------------------------------------------------------------------
-// Patches (the admin API's request bodies)
-// ---------------------------------------------------------------------------------------------
-
 const emptyToNull = (value: unknown) => (typeof value === "string" && value.trim() === "" ? null : value)
 const nullableText = z.preprocess(emptyToNull, z.string({ error: "must be text" }).nullable()).optional()
 
-/**
- * A patch field: any value, or null / "" (back to medusa-config / env / default). The values are
- * checked by the option schema itself when the patch is applied, so the error names the field.
- */
+/** null or "" = back to medusa-config / env / default; the option schema checks values when the patch is applied, so the error names the field. */
 const patchValue = z.preprocess(emptyToNull, z.unknown()).optional()
 const patchOf = <K extends string>(fields: readonly K[]) =>
   Object.fromEntries(fields.map((f) => [f, patchValue])) as Record<K, typeof patchValue>
 
-/** Sent by the admin UI: the revision it read; a stale one is refused (409) instead of undoing another change. */
 const revision = z.number({ error: "revision must be a number" }).int().min(0).optional()
 
-/** POST /admin/payin/settings/:id: the provider option fields (derived from the option schema), the key, the revision. */
 export const providerSettingsPatchSchema = z
   .object({
     ...patchOf(PROVIDER_SETTING_FIELDS.filter((f) => !isGroup(f) && f !== "amountPolicy")),
@@ -122,7 +96,6 @@ export type ProviderSettingsPatch = {
   amountPolicy?: Record<string, unknown> | null
 }
 
-/** POST /admin/payin/settings (plugin-wide): the plugin option fields, derived from the option schema. */
 export const pluginSettingsPatchSchema = z.object({ ...patchOf(PLUGIN_SETTING_FIELDS), revision }).strict()
 export type PluginSettingsPatch = { [K in (typeof PLUGIN_SETTING_FIELDS)[number]]?: unknown } & { revision?: number }
 
@@ -136,7 +109,6 @@ export const testConnectionSchema = z
   })
   .strict()
 
-/** `code`, when set, is a stable name for the problem (e.g. `api_key_required`). */
 export type FieldError = { path: string; message: string; code?: string }
 
 export class SettingsValidationError extends Error {
@@ -154,10 +126,6 @@ export function zodFields(error: z.ZodError, prefix = ""): FieldError[] {
   }))
 }
 
-/**
- * Applies a patch to the stored overrides and validates the result against the option schema
- * (so the error names the field). Returns the new overrides, normalised as the schema outputs them.
- */
 export function applyProviderPatch(
   config: PayinProviderOptions,
   current: ProviderOverrides,
@@ -226,7 +194,7 @@ export function applyPluginPatch(config: PayinPluginOptions, current: PluginOver
   return Object.fromEntries(Object.keys(next).map((k) => [k, (result.data as Record<string, unknown>)[k]]))
 }
 
-/** medusa-config's options with the admin's overrides and key on top (not re-validated: both sides were). Config-only options stay medusa-config's. */
+/** Not re-validated: both sides were. */
 export function mergeProviderOptions(
   config: PayinProviderOptions,
   overrides: ProviderOverrides,
@@ -243,7 +211,6 @@ export function mergeProviderOptions(
   }
 }
 
-/** The source of every field, and of each field of a group as `<group>.<field>` (e.g. `paymentPage.successUrl`). */
 export function providerSources(
   overrides: ProviderOverrides,
   configSources: ConfigSources | undefined,

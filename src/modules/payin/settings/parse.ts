@@ -1,7 +1,3 @@
-/**
- * medusa-config's options parsed: validated against the option schemas (options.ts) with their
- * defaults, the environment filling what is not given, and where each value came from.
- */
 import { z } from "zod"
 import { payinProviderId } from "../../../provider-id"
 import {
@@ -44,7 +40,6 @@ function parseWith<S extends z.ZodType>(schema: S, input: unknown, where: string
   return result.data
 }
 
-/** Options the environment fills, and the name each has there (PAYIN_<ID>_<NAME>, else PAYIN_<NAME>). */
 const ENV_NAMES = { apiKey: "API_KEY", baseUrl: "BASE_URL", allowPrivateBaseUrl: "ALLOW_PRIVATE_BASE_URL" } as const
 type EnvOption = keyof typeof ENV_NAMES
 const isEnvOption = (key: string): key is EnvOption => key in ENV_NAMES
@@ -57,11 +52,6 @@ function envValue(env: Record<string, string | undefined>, id: string, key: EnvO
 
 const instanceIdOfInput = (raw: Record<string, unknown>) => (typeof raw.id === "string" ? raw.id : "default")
 
-/**
- * Validates one provider's options, filling defaults. `PAYIN_<ID>_API_KEY` / `PAYIN_API_KEY`,
- * `PAYIN_<ID>_BASE_URL` / `PAYIN_BASE_URL` and `PAYIN_<ID>_ALLOW_PRIVATE_BASE_URL` /
- * `PAYIN_ALLOW_PRIVATE_BASE_URL` fill apiKey, baseUrl and allowPrivateBaseUrl when they are not given.
- */
 export function parseProviderOptions(
   input: PayinProviderOptionsInput | undefined,
   env: Record<string, string | undefined> = process.env
@@ -83,11 +73,7 @@ function envFlag(value: string | undefined): unknown {
   return value
 }
 
-/**
- * Whether base URLs typed in the admin may reach private, loopback or link-local addresses: the
- * instance's `allowPrivateBaseUrl`, else only on a development or test instance (NODE_ENV
- * "development" or "test"; `medusa start` runs "production" unless told otherwise).
- */
+/** Unset: only when NODE_ENV is "development" or "test" (`medusa start` runs "production" unless told otherwise). */
 export function allowsPrivateBaseUrl(
   options: Pick<PayinProviderOptions, "allowPrivateBaseUrl">,
   env: Record<string, string | undefined> = process.env
@@ -99,14 +85,8 @@ export function parsePluginOptions(input: PayinPluginOptionsInput | undefined): 
   return parseWith(pluginOptionsSchema, input, "plugin options")
 }
 
-/** Where a configured value came from (the admin's overrides are layered on top at run time). */
 export type ConfigSource = "config" | "env" | "default"
 
-/**
- * The source of each provider option: given in medusa-config, taken from the environment
- * (apiKey, baseUrl, allowPrivateBaseUrl), or the default. Fields of a group (PROVIDER_OPTION_GROUPS)
- * are listed as `<group>.<field>`.
- */
 export function providerConfigSources(
   input: PayinProviderOptionsInput | undefined,
   env: Record<string, string | undefined> = process.env

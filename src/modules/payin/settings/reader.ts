@@ -35,7 +35,6 @@ export type SettingRow = {
   updated_at: Date | null
 }
 
-/** One provider instance as it runs now: medusa-config with the admin's settings on top. */
 export type EffectiveProviderSettings = {
   id: string
   options: PayinProviderOptions
@@ -44,19 +43,10 @@ export type EffectiveProviderSettings = {
   apiKey: { set: boolean; last4: string | null; masked: string | null; source: OptionSource | null; updated_at: Date | null }
   revision: number
   updated_at: Date | null
-  /**
-   * Why the key is not used, when it is not: the stored key cannot be decrypted, or the base URL's
-   * origin is not the one the key was entered for (a key is only sent to its own origin).
-   */
+  /** Why the key is not used: it cannot be decrypted, or the base URL's origin is not the one it was entered for. */
   error: string | null
 }
 
-/**
- * The settings in effect (read side; SettingsStore adds the admin's saves): medusa-config's
- * options with the admin's overrides (table payin_setting) on top, the stored API key decrypted. Every instance reads the table again when
- * its copy is older than SETTINGS_TTL_MS, and at once when a webhook signature or the service
- * refuses its key; a change saved here is in effect here at once.
- */
 export class SettingsReader {
   protected rows_ = new Map<string, SettingRow>()
   protected loadedAt_ = 0
@@ -66,7 +56,6 @@ export class SettingsReader {
   private secretBox_: SecretBox | null = null
   /** Where origin changes and unusable keys are reported (never a key). */
   logger: Logger
-  /** Resolves a typed base URL's host for the address check (DNS; replaced in tests). */
   resolveHost: Resolve | undefined = undefined
 
   constructor(
@@ -79,18 +68,15 @@ export class SettingsReader {
     this.logger = logger ?? medusaLogger
   }
 
-  /** The encryption secrets from the environment (read once). */
   get secretBox(): SecretBox {
     this.secretBox_ ??= new SecretBox()
     return this.secretBox_
   }
 
-  /** Plugin options in effect (medusa-config with the admin's overrides, as of the last read). */
   get pluginOptions(): PayinPluginOptions {
     return { ...this.pluginConfig, ...((this.rows_.get(pluginScope)?.values ?? {}) as PluginOverrides) }
   }
 
-  /** medusa-config's options of provider instance `id`, or null when this store has no such instance. */
   configuredProvider(id: string): PayinProviderOptions | null {
     return this.providers.get(id) ?? null
   }
@@ -126,7 +112,6 @@ export class SettingsReader {
     await this.loading_
   }
 
-  /** Provider instance `id` as it runs now, or null when this store has no such instance. */
   async provider(id: string, maxAgeMs = SETTINGS_TTL_MS): Promise<EffectiveProviderSettings | null> {
     const config = this.providers.get(id)
     if (!config) {
@@ -200,7 +185,6 @@ export class SettingsReader {
     return effective
   }
 
-  /** Binds a key stored before keys were bound to an origin to `origin` (once; no new revision). */
   private async bindStoredKey(id: string, row: SettingRow, origin: string): Promise<void> {
     row.values = { ...(row.values ?? {}), [API_KEY_ORIGIN]: origin }
     try {
@@ -215,12 +199,7 @@ export class SettingsReader {
     }
   }
 
-  /**
-   * Why `baseUrl`, typed in the admin for instance `id`, may not be called: its host is, or
-   * resolves to, a private, loopback, link-local or metadata address. Null when it may: a public
-   * host, medusa-config's own base URL origin, or an instance allowed private addresses
-   * (allowPrivateBaseUrl, or a development / test NODE_ENV).
-   */
+  /** Null for a public host, medusa-config's own base URL origin, or an instance allowed private addresses. */
   async baseUrlRefusal(id: string, baseUrl: string): Promise<string | null> {
     if (!this.guardsAddresses(id, baseUrl)) return null
     let host: string
@@ -235,14 +214,12 @@ export class SettingsReader {
       : null
   }
 
-  /** Whether calls of instance `id` to `baseUrl` must refuse non-public addresses (a base URL from the admin). */
   guardsAddresses(id: string, baseUrl: string | null | undefined): boolean {
     const config = this.providers.get(id)
     if (!config || allowsPrivateBaseUrl(config)) return false
     return originOf(baseUrl) !== originOf(config.baseUrl)
   }
 
-  /** Options of provider instance `id` in effect now, or null for an unknown id. */
   async providerOptions(id: string, maxAgeMs = SETTINGS_TTL_MS): Promise<PayinProviderOptions | null> {
     return (await this.provider(id, maxAgeMs))?.options ?? null
   }
@@ -263,10 +240,7 @@ export class SettingsReader {
     }
   }
 
-  /**
-   * The instances that are one merchant account with `id`: the same API key and base URL in
-   * effect (`id` itself included). A callback verified with `id`'s key may touch their pay-ins.
-   */
+  /** The instances sharing `id`'s API key and base URL: a callback verified with `id`'s key may touch their pay-ins. */
   async sameAccount(id: string): Promise<string[]> {
     const mine = await this.providerOptions(id)
     if (!mine?.apiKey) return []
@@ -274,7 +248,6 @@ export class SettingsReader {
     return all.filter(([, o]) => o?.apiKey === mine.apiKey && o?.baseUrl === mine.baseUrl).map(([other]) => other)
   }
 
-  /** A client for instance `id` with its current key and URL, or null when it lacks either. */
   async clientFor(id: string): Promise<PayinClient | null> {
     const options = await this.providerOptions(id)
     if (!options?.apiKey || !options.baseUrl) {
@@ -283,13 +256,7 @@ export class SettingsReader {
     return this.clientWith(options)
   }
 
-  /**
-   * Calls the service as instance `id`. A 401 means the key may have been rotated from the admin
-   * on another process: the settings are read again at once and, when the key or URL changed, the
-   * call is made once more with them (a refused request did nothing). Every outgoing call of a
-   * configured instance goes through here (checkout, lookups, bank lists) but the admin's
-   * connection test, which makes a client of its own.
-   */
+  /** On a 401 the settings are re-read (the key may have been rotated on another process) and the call made once more; every call of a configured instance but the admin's connection test goes through here. */
   async withClient<T>(id: string, call: (client: PayinClient, options: PayinProviderOptions) => Promise<T>): Promise<T> {
     const settings = await this.provider(id)
     const options = settings?.options
@@ -309,7 +276,6 @@ export class SettingsReader {
     }
   }
 
-  /** The instance's client, kept while its key and URL do not change (its connections are reused). */
   clientWith(options: Pick<PayinProviderOptions, "id" | "apiKey" | "baseUrl" | "timeoutMs" | "signRequests">): PayinClient {
     return this.clients_.get({
       id: options.id,

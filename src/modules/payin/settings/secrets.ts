@@ -1,14 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "crypto"
 
-/**
- * Encryption at rest of the API key stored from the admin: AES-256-GCM under a key derived
- * (HKDF-SHA256) from the secret in PAYIN_ENCRYPTION_KEY. Each value has a fresh 96-bit IV, its
- * 128-bit tag, and the row's scope as associated data (a value copied to another row does not
- * decrypt). The stored form names the key it was made with, so a wrong secret is told apart
- * from a damaged value.
- *
- * Stored form: `v1.<key id>.<iv>.<tag>.<ciphertext>`, parts in base64url.
- */
+// AES-256-GCM under an HKDF-SHA256 key from PAYIN_ENCRYPTION_KEY, with the row's scope as associated data (a value copied to another row does not decrypt).
+// Stored form: `v1.<key id>.<iv>.<tag>.<ciphertext>` (base64url); the key id tells a wrong secret from a damaged value.
 
 export const ENCRYPTION_ENV = "PAYIN_ENCRYPTION_KEY"
 /** The previous secret while rotating PAYIN_ENCRYPTION_KEY: values made with it still decrypt. */
@@ -33,7 +26,6 @@ function deriveKey(secret: string): Key {
   return { id, key }
 }
 
-/** The secrets from the environment: the current one first. Validates their strength. */
 export class SecretBox {
   private readonly keys: Key[]
 
@@ -102,13 +94,11 @@ export class SecretBox {
     }
   }
 
-  /** True when a stored value was made with an older secret (worth re-encrypting). */
   isStale(stored: string): boolean {
     return Boolean(this.current) && stored.split(".")[1] !== this.current!.id
   }
 }
 
-/** `••••a1b2` */
 export function maskKey(last4: string | null | undefined): string | null {
   return last4 ? `••••${last4}` : null
 }

@@ -24,7 +24,6 @@ export type { EffectiveProviderSettings }
 const apiKeyRequired = (message: string) =>
   new SettingsValidationError([{ path: "apiKey", code: "api_key_required", message }])
 
-/** A save based on a revision another admin has replaced since (answered 409). */
 export class SettingsConflictError extends Error {
   constructor(
     readonly current: number,
@@ -35,17 +34,7 @@ export class SettingsConflictError extends Error {
   }
 }
 
-/**
- * The settings store: the settings in effect (SettingsReader) and the admin's saves. A change saved
- * here is in effect here at once, and on other processes within SETTINGS_TTL_MS.
- */
 export class SettingsStore extends SettingsReader {
-  /**
-   * Saves the admin's changes to instance `id` (validated; the key encrypted). In effect here at once.
-   * A key is bound to the base URL origin it is entered for: a change of origin needs `apiKey` in
-   * the same patch (else 400 `api_key_required`), and a base URL typed here must be a public
-   * address (else 400 `base_url_not_allowed`) unless the instance allows private ones.
-   */
   async updateProvider(id: string, patch: ProviderSettingsPatch, actor?: string): Promise<EffectiveProviderSettings> {
     const config = this.providers.get(id)
     if (!config) {
@@ -121,10 +110,7 @@ export class SettingsStore extends SettingsReader {
     return this.pluginView()
   }
 
-  /**
-   * Writes a scope's overrides in one statement. With `revision` (what the admin's form was read
-   * at), the write happens only when nobody saved since; otherwise SettingsConflictError.
-   */
+  /** With `revision`, written only when nobody saved since; otherwise SettingsConflictError. */
   private async write(
     scope: string,
     values: Record<string, unknown>,

@@ -105,7 +105,7 @@ function setUp({ creationsBefore = 0, openFails = false } = {}) {
   const cradle = {
     payin,
     logger: { info: (m: string) => logged.push(m), warn: (m: string) => logged.push(m), error: (m: string) => logged.push(m) },
-    paymentSessionService: { retrieve: async () => ({ payment_collection_id: COLLECTION }) },
+    paymentSessionService: { retrieve: async (id: string) => ({ id, amount: 1790, currency_code: "rub", payment_collection_id: COLLECTION }) },
     __pg_connection__: db,
   }
   const provider = new PayinProviderService(cradle, { id: "default", apiKey: KEY, baseUrl: "https://service.example" })

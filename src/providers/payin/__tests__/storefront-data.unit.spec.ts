@@ -29,13 +29,19 @@ describe("parseStorefrontData", () => {
     expect(() => parseStorefrontData({ fee: 1, apiKey: "x" }, options)).toThrow(/Unknown payment data field\(s\): fee, apiKey/)
   })
 
-  it("ignores the plugin's own session fields (Medusa re-creates sessions with the old data)", () => {
-    const parsed = parseStorefrontData(
-      { payin_id: "x", amount: "1.00", requisite: {}, expires_at: "…", method: "card", session_id: "payses_1" },
-      options
-    )
-    expect(parsed).toEqual({ method: "card", client: {} })
+  it("takes the keys the server writes over the request's (session_id, payin_client) and nothing else", () => {
+    const parsed = parseStorefrontData({ method: "card", session_id: "payses_1", payin_client: { ip: "203.0.113.7" } }, options)
+    expect(parsed).toEqual({ method: "card", client: { ip: "203.0.113.7" } })
   })
+
+  it.each(["payin_reattach_paid", "payin_ledger_id", "payin_id", "payin_status", "payin_capture_on_authorize", "amount", "requisite", "expires_at", "error_message", "payin_refunds"])(
+    "refuses %s, whatever its value (Medusa would store it as sent)",
+    (key) => {
+      for (const value of ["payintx_1", null, {}]) {
+        expect(() => parseStorefrontData({ [key]: value, session_id: "payses_1" }, options)).toThrow(new RegExp(`Unknown payment data field\\(s\\): ${key}`))
+      }
+    }
+  )
 
   it("refuses methods and banks the merchant does not offer", () => {
     expect(() => parseStorefrontData({ method: "qr" }, options)).toThrow(/not offered/)

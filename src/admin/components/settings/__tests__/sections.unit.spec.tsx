@@ -9,7 +9,7 @@ import { pluginOptionsSchema, providerOptionsSchema } from "../../../../modules/
 import { CONFIG_ONLY_FIELDS } from "../../../../modules/payin/settings/overrides"
 import en from "../../../i18n/json/en.json"
 import ru from "../../../i18n/json/ru.json"
-import type { PluginSettings, ProviderSettings } from "../../../lib/api"
+import type { PluginSettings, ProviderSettings } from "../../../lib/settings-api"
 import type { FieldSpec } from "../../../lib/settings-form"
 import { CHECKOUT_FIELDS } from "../checkout"
 import { CONNECTION_FIELDS } from "../connection"

@@ -8,7 +8,7 @@ import { NotificationFacts } from "../../../components/notification-facts"
 import { HistoryTable, WebhookTable } from "../../../components/payin-history"
 import { AmountFacts, DisputeFacts, FlagFacts, PageLink, RequisiteFacts } from "../../../components/payin-facts"
 import { ReconcileButton } from "../../../components/reconcile-button"
-import { useTransaction } from "../../../lib/api"
+import { useTransaction } from "../../../lib/transactions-api"
 
 const PayinDetailPage = () => {
   const { id } = useParams()

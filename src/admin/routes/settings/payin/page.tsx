@@ -9,7 +9,7 @@ import { useTranslation } from "react-i18next"
 import { ErrorText } from "../../../components/common"
 import { PluginSettingsForm } from "../../../components/settings/plugin-form"
 import { ProviderSettingsForm } from "../../../components/settings/provider-form"
-import { type ProviderSettings, useSettings } from "../../../lib/api"
+import { type ProviderSettings, useSettings } from "../../../lib/settings-api"
 
 function InstanceSelect({ providers, value, onChange }: { providers: ProviderSettings[]; value?: string; onChange: (id: string) => void }) {
   const { t } = useTranslation()

@@ -3,12 +3,10 @@ import { pluginSettingsPatchSchema } from "../../../../modules/payin/settings/ov
 import { allSettingsView, settingsChange } from "../helpers"
 import { parseOr400, payinModule } from "../../../utils"
 
-/** GET /admin/payin/settings: every provider instance and the plugin-wide settings. */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   res.json(await allSettingsView(req))
 }
 
-/** POST /admin/payin/settings: plugin-wide settings (reconciliation). null = back to medusa-config. */
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const patch = parseOr400(res, pluginSettingsPatchSchema, req.body)
   if (!patch) return

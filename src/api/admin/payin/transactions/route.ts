@@ -5,12 +5,6 @@ import { BroadSearchOffsetError } from "../../../../modules/payin/ledger/queries
 import { invalid, parseOr400, payinModule } from "../../../utils"
 import { transactionsQuerySchema } from "./validators"
 
-/**
- * GET /admin/payin/transactions: the ledger, newest first, filtered; one page after `cursor`
- * (keyset, what the admin uses) or `offset` (at most 10,000; not with a broad search). `count` is
- * exact up to 10,000 matches (1,000 for a search) and an estimate above (`count_is_estimate`;
- * `count_is_lower_bound` when it is "at least"). A broad search's page may be short: README.
- */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const query = parseOr400(res, transactionsQuerySchema, req.query)
   if (!query) return

@@ -17,7 +17,6 @@ export const commaList = (what: string, allowed?: readonly string[]) =>
     )
     .optional()
 
-/** The filters the list and the export share. */
 const filters = {
   status: commaList("status", LEDGER_STATUSES),
   flag: commaList("flag"),
@@ -39,14 +38,12 @@ const utcDay = (what: string) =>
       return at
     })
 
-/** GET /admin/payin/transactions */
 export const transactionsQuerySchema = z
   .object({
     ...filters,
     bank: z.string().trim().min(1).max(128).optional(),
     method: z.string().trim().min(1).max(64).optional(),
     paid: z.enum(["true", "false"], { error: "paid must be true or false" }).optional(),
-    /** Created on or after this UTC day. */
     created_from: utcDay("created_from").optional(),
     /** Created on or before this UTC day (the whole day). */
     created_to: utcDay("created_to").optional(),
@@ -82,7 +79,6 @@ const instant = (what: string) =>
     })
     .transform((v) => new Date(v))
 
-/** GET /admin/payin/transactions/export */
 export const exportQuerySchema = z
   .object({
     ...filters,

@@ -6,11 +6,6 @@ import { RECONCILE_JOB } from "../../../../money-path/reconcile"
 import { webhookBaseUrl } from "../../../hooks/payin/webhook-url"
 import { payinModule } from "../../../utils"
 
-/**
- * GET /admin/payin/webhook-health: per instance, deliveries accepted, duplicated, refused and
- * failing; and the reconciliation job's last run (`overdue` when no process runs it: a store of
- * `server` processes only, or workers down); the retention job's windows and last run.
- */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const payin = payinModule(req)
   const providers = await Promise.all(

@@ -9,16 +9,10 @@ import { payinProviderId } from "../../../../provider-id"
 // The service authenticates by signature, not by a Medusa session or key.
 export const AUTHENTICATE = false
 
-/** What GET answers, for every id: nothing about this store's instances or their keys. */
 export const WEBHOOK_GET_ANSWER = {
   message: "This is a pay-in webhook endpoint: the payment service sends signed status callbacks here with POST.",
 } as const
 
-/**
- * GET /hooks/payin/<id>: the same answer for every <id>, configured or not (it is unauthenticated:
- * it must not tell anyone which instances exist or which have a key). The admin's settings page
- * and webhook health show the instances and their URLs.
- */
 export async function GET(_req: MedusaRequest, res: MedusaResponse): Promise<void> {
   res.status(200).json(WEBHOOK_GET_ANSWER)
 }
@@ -29,22 +23,6 @@ const SIGNATURE_ANSWERS: Record<Exclude<SignatureCheck, "ok">, [number, string]>
   mismatch: [401, "The x-signature does not match the body"],
 }
 
-/**
- * POST /hooks/payin/<id>: status callbacks of the payment service for provider instance <id>.
- * One way through: verify → inbox → apply → answer. The signature is checked over the raw bytes
- * before anything is parsed; refused requests are only counted.
- *
- * | case | answer |
- * |---|---|
- * | unknown instance | 404 |
- * | instance without a usable key (none, or a stored key that cannot be decrypted) | 401 |
- * | missing, non-hex or wrong-length signature; no JSON body; not a Transaction | 400 |
- * | signature mismatch | 401 |
- * | a pay-in of another merchant account (other key) | 403 |
- * | applied, or a duplicate | 200 |
- * | stored, not applied yet (the retry job applies it), or a Medusa effect still pending | 202 |
- * | not answered within WEBHOOK_ANSWER_DEADLINE_MS (the work goes on; a stored delivery is kept), or not storable | 503, Retry-After |
- */
 export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<void> {
   // Never hangs on the store's own infrastructure (PostgreSQL, Redis): one deadline for the whole answer.
   const deadline = Date.now() + WEBHOOK_ANSWER_DEADLINE_MS
@@ -82,8 +60,7 @@ export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<voi
   }
   let check = checkWebhookSignature(raw, req.headers["x-signature"], options.apiKey)
   if (check === "mismatch") {
-    // The key may have been rotated from the admin on another instance: read the settings again
-    // (at most once a second) before refusing.
+    // The key may have been rotated from the admin on another server: re-read the settings (at most once a second) before refusing.
     const fresh = await beforeDeadline(payin.settings.providerOptions(instanceId, 1_000), deadline)
     if (fresh === LATE) {
       notInTime()

@@ -10,18 +10,8 @@ import { chooseProvider, inSalesChannels } from "../scope"
 import { banksQuerySchema } from "../validators"
 import { withCode, type PayinErrorCode } from "../../../../error-code"
 
-/** One cache per Medusa process, shared by every request. */
 const cache = new BanksCache()
 
-/**
- * GET /store/payin/banks?cart_id=… | ?currency_code=…  [&provider_id=pp_payin_<id>]
- *
- * The banks and methods a shopper may pick for a pay-in in the cart's currency (or the given
- * one): the service's list, cached briefly, narrowed to the currency and to the merchant's
- * allowed banks and methods. 400 for an invalid query, 404 for an unknown cart or provider (or a
- * cart of another sales channel than the publishable key's), 503 when the service cannot be
- * reached and no recent list is cached.
- */
 export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise<void> {
   const query = parseOr400(res, banksQuerySchema, req.query)
   if (!query) return
@@ -108,10 +98,7 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
   res.json(body)
 }
 
-/**
- * 503 in Medusa's error shape, the code also at the end of the message (src/error-code.ts); the
- * message is fixed text (never the key, URL or the service's words).
- */
+/** Fixed text, never the key, URL or the service's words. */
 function unavailable(res: MedusaResponse, code: PayinErrorCode, message: string): void {
   const body: PayinStoreError = { type: "payin_unavailable", code, message: withCode(message, code) }
   res.status(503).json(body)

@@ -20,20 +20,6 @@ const REFUSALS: Record<PayAgainRefusal, string> = {
   payin_not_this_provider: "This order is not paid by bank transfer through this store's pay-in provider",
 }
 
-/**
- * POST /store/payin/pay-again { order_id, bank?, method?, locale?, success_url?, failure_url? }
- *
- * New payment details for an order whose pay-in ended unpaid, while its grace period lasts (the
- * instance's `payAgain` setting): a new payment session on the order's payment collection
- * (Medusa's createPaymentSessionsWorkflow; the provider creates the pay-in), linked to the order.
- * Guarded like GET /store/payin/status (the order id within the publishable key's sales
- * channels). Idempotent: one request at a time per order (a lock across processes), and while a
- * pay-in of the order is payable it is answered instead of a new one (a double click gives one
- * pay-in). Answers 200 with the body of GET /store/payin/status?order_id=…; 400 for an invalid
- * body; 404 for an unknown order or one of another sales channel; 409 with a code when refused:
- * payin_grace_over, payin_order_paid, payin_order_canceled, payin_not_this_provider,
- * payin_pay_again_off.
- */
 export async function POST(req: MedusaStoreRequest, res: MedusaResponse): Promise<void> {
   const body = parseOr400(res, payAgainBodySchema, req.body)
   if (!body) return

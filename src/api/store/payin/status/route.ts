@@ -9,26 +9,17 @@ import { cartIdOfOrder, findCart, findOrder, orderIdOfCart } from "../lookups"
 import { LookupThrottle, dueForLookup } from "../refresh"
 import { inSalesChannels } from "../scope"
 import { isFinalShopperState } from "../../../../status"
-import { StatusRow, payinState } from "../status-view"
+import { payinState } from "../status-view"
 import { statusBody } from "../status-body"
 import { statusQuerySchema } from "../validators"
 
-/** Lookups made on poll, per Medusa process: one per pay-in per 15 s, however many tabs poll. */
 const throttle = new LookupThrottle()
 /** At most one warning a minute about failed lookups (a down service must not flood the log). */
 const WARN_INTERVAL_MS = 60_000
 let lastWarnAt = 0
 let suppressedWarnings = 0
 
-/**
- * GET /store/payin/status?cart_id=… | ?order_id=…
- *
- * The pay-in of a cart or order as the shopper may see it, with the order placed from the cart.
- * The id is the capability, as in Medusa's own GET /store/carts/:id and /store/orders/:id, within
- * the publishable key's sales channels. A pay-in still open whose window passed, or older than
- * `reconcileAfterSeconds`, is looked up at the service first (its webhook may be lost).
- * 400 for an invalid query, 404 for an unknown cart or order or one of another sales channel.
- */
+// The id is the capability, as in Medusa's own GET /store/carts/:id and /store/orders/:id, within the publishable key's sales channels.
 export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise<void> {
   const query = parseOr400(res, statusQuerySchema, req.query)
   if (!query) return
@@ -63,17 +54,10 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
 }
 
 
-/**
- * Looks a not-final pay-in up at the service when it is due (see dueForLookup) and this process
- * has not done so in the last 15 s, through the same apply-path as webhooks; answers the payin
- * as it is afterwards. A status the lookup finds new has its Medusa effect run once with it, as
- * a webhook's would; the route never retries an effect (source "store": effectRunOf in apply.ts),
- * however often it is polled: retries are the reconciliation job's, with backoff. A service error
- * leaves the payin as it was.
- */
+// A status the lookup finds new has its effect run once, as a webhook's would; retries are the reconciliation job's, never the poll's (source "store").
 async function refreshIfDue(scope: MedusaContainer, payin: PayinModuleService, row: LedgerRow): Promise<LedgerRow> {
   const now = new Date()
-  const final = isFinalShopperState(payinState(row as unknown as StatusRow))
+  const final = isFinalShopperState(payinState(row))
   const { reconcileAfterSeconds } = await payin.settings.plugin()
   if (!dueForLookup(row, final, now, reconcileAfterSeconds) || !throttle.tryAcquire(row.id, now.getTime())) {
     return row

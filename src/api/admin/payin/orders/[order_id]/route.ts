@@ -3,10 +3,6 @@ import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 import { transactionDetail } from "../../helpers"
 import { payinModule } from "../../../../utils"
 
-/**
- * GET /admin/payin/orders/:order_id: the pay-ins of one order (order widget), found by the order
- * id on the ledger or by the order's payment collections. Newest first; empty when none.
- */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const query = req.scope.resolve(ContainerRegistrationKeys.QUERY)
   const { data: orders } = await query.graph({

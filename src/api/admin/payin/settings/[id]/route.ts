@@ -3,7 +3,6 @@ import { providerSettingsPatchSchema } from "../../../../../modules/payin/settin
 import { providerView, settingsChange } from "../../helpers"
 import { notFound, parseOr400, payinModule } from "../../../../utils"
 
-/** GET /admin/payin/settings/:id: one provider instance (the API key only masked). */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const settings = await payinModule(req).settings.provider(req.params.id, 0)
   if (!settings) {
@@ -13,11 +12,6 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
   res.json(providerView(req, settings))
 }
 
-/**
- * POST /admin/payin/settings/:id: changes from the admin, in effect at once on this instance and
- * within seconds on the others. A field set to null goes back to medusa-config / env / default.
- * The API key is write-only: stored encrypted, answered masked.
- */
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const payin = payinModule(req)
   if (!payin.settings.configuredProvider(req.params.id)) {

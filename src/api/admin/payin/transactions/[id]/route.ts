@@ -2,7 +2,6 @@ import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/
 import { detailView } from "../../helpers"
 import { notFound, payinModule } from "../../../../utils"
 
-/** GET /admin/payin/transactions/:id: the pay-in, its status history and its webhook deliveries. */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const view = await detailView(payinModule(req), req.params.id)
   if (!view) {

@@ -9,12 +9,7 @@ import { exportQuerySchema } from "../validators"
 type Query = { graph(input: unknown): Promise<{ data: unknown[] }> }
 type Pg = { raw(sql: string, bindings?: unknown[]): Promise<{ rows: { id: string; display_id: number | null }[] }> }
 
-/**
- * The display ids of a batch's orders, one statement per batch. Read from Medusa's `order` table
- * through the shared database connection (a few ms per 1,000 orders; Medusa's Query takes about
- * 150 ms for the same, too slow for a million rows); when the Order Module is not in this database
- * (the table is not there), through Query instead.
- */
+// Raw SQL on Medusa's "order" table: a few ms per 1,000 orders where Query takes ~150 ms, too slow for a million rows; Query when the table is in another database.
 function displayIdReader(req: AuthenticatedMedusaRequest) {
   let viaQuery = false
   const pg = req.scope.resolve(ContainerRegistrationKeys.PG_CONNECTION) as Pg
@@ -44,7 +39,6 @@ function fileName(filters: ExportFilters): string {
   return `payins-${filters.by}-${period}.csv`
 }
 
-/** Resolves when the response can take more (or is gone). */
 function drained(res: MedusaResponse): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
@@ -57,13 +51,6 @@ function drained(res: MedusaResponse): Promise<void> {
   })
 }
 
-/**
- * GET /admin/payin/transactions/export: the pay-ins of a period as CSV (text/csv, RFC 4180),
- * streamed: read from the database in keyset batches, each written before the next is read,
- * waiting for the connection to drain when the client reads slower (memory stays one batch).
- * An error before the first byte is a normal error answer; after it, the connection is cut, so
- * a partial file never looks complete.
- */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const query = parseOr400(res, exportQuerySchema, req.query)
   if (!query) return
@@ -96,7 +83,6 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
     await write(csvLine(EXPORT_COLUMNS))
     while (!next.done && !closed) {
       const rows = next.value
-      // the next batch is read while this one is written (at most two batches in memory)
       const following = batches.next()
       following.catch(() => undefined) // awaited below; an error is handled there
       const displayIds = await displayIdsOf(rows)

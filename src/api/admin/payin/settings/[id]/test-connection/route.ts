@@ -6,14 +6,6 @@ import { PayinIpNotWhitelistedError, PayinServiceError, errorMessage } from "../
 import { testConnectionSchema, zodFields } from "../../../../../../modules/payin/settings/overrides"
 import { invalid, notFound, parseOr400, payinModule } from "../../../../../utils"
 
-/**
- * POST /admin/payin/settings/:id/test-connection: calls the service's banks and currency
- * endpoints with the saved settings, or with the unsaved values in the body, and reports what
- * happened. Always 200 with `ok` (400 for invalid input, 404 for an unknown instance). The stored
- * API key is sent only to the stored base URL: testing another base URL needs `apiKey` in the body.
- * A typed base URL must be a public address (unless the instance allows private ones), and
- * nothing of its answers' text comes back: only the kind of failure and the status code.
- */
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const body = parseOr400(res, testConnectionSchema, req.body)
   if (!body) return
@@ -100,7 +92,6 @@ export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse)
   }
 }
 
-/** A fixed message for a typed URL's failure: its kind and status code, nothing it answered. */
 function typedUrlFailure(error: PayinServiceError | null): string {
   const status = error?.status ? ` (status ${error.status})` : ""
   switch (error?.kind) {

@@ -3,12 +3,6 @@ import { reconcileWithService } from "../../../../../../money-path/lookup"
 import { detailView, serviceError } from "../../../helpers"
 import { notFound, payinModule } from "../../../../../utils"
 
-/**
- * POST /admin/payin/transactions/:id/reconcile ("Reconcile now"): looks the pay-in up at the
- * service and applies the answer through the same path as webhooks; a Medusa effect still pending
- * (a capture or order cancellation that failed, even past the retry limit) is retried with it.
- * 502 when the service fails.
- */
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   const payin = payinModule(req)
   const [exists] = await payin.listPayinTransactions({ id: req.params.id }, { select: ["id"] })

@@ -1,4 +1,4 @@
-import { capturedWith, collectionOf } from "../payment-records"
+import { capturedWith, sessionOf } from "../payment-cradle"
 
 const captureService = (amounts: unknown[]) => ({
   retrieve: async (id: string) => (id === "capt_new" ? { payment_id: "pay_1" } : Promise.reject(new Error("not found"))),
@@ -19,11 +19,20 @@ describe("capturedWith: the captures of the payment being captured, the new one 
   })
 })
 
-describe("collectionOf", () => {
-  it("reads the session's payment collection, null when the session cannot be read", async () => {
+describe("sessionOf", () => {
+  it("reads the session's exact amount, currency and collection; null when it cannot be read", async () => {
     const sessions = (answer: () => Promise<unknown>) => ({ paymentSessionService: { retrieve: answer } })
-    expect(await collectionOf(sessions(async () => ({ payment_collection_id: "pay_col_1" })), "payses_1")).toBe("pay_col_1")
-    expect(await collectionOf(sessions(async () => Promise.reject(new Error("gone"))), "payses_1")).toBeNull()
-    expect(await collectionOf({}, "payses_1")).toBeNull()
+    const stored = { id: "payses_1", amount: 1790, raw_amount: { value: "1790.5", precision: 20 }, currency_code: "rub", payment_collection_id: "pay_col_1" }
+    expect(await sessionOf(sessions(async () => stored), "payses_1")).toEqual({
+      id: "payses_1",
+      amount: "1790.5",
+      currency_code: "rub",
+      payment_collection_id: "pay_col_1",
+    })
+    expect(await sessionOf(sessions(async () => Promise.reject(new Error("gone"))), "payses_1")).toBeNull()
+    expect(await sessionOf({}, "payses_1")).toBeNull()
+    // an awilix cradle throws for a name it does not hold
+    const cradle = new Proxy({}, { get: () => { throw new Error("AwilixResolutionError") } })
+    expect(await sessionOf(cradle, "payses_1")).toBeNull()
   })
 })

@@ -1,0 +1,114 @@
+import type { CapturePaymentInput, CapturePaymentOutput, IPaymentProvider, MedusaContainer } from "@medusajs/framework/types"
+import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
+import { LINK_READS } from "./links"
+import { lockingTableColumns } from "./locking-table"
+import { capturedWith, sessionOf } from "./payment-cradle"
+
+/**
+ * What the plugin relies on of Medusa beyond its modules' interfaces and exported workflows
+ * (README of this folder). checkMedusa exercises each on the running store: the integration
+ * specs run it on every Medusa version CI covers, and a store can run it after an upgrade
+ * (`medusa exec …/scripts/check-medusa.js`).
+ */
+export const MEDUSA_INTERNALS = {
+  "payment.cradle.paymentSessionService":
+    "a payment provider reads a session's amount, currency and payment collection through the payment module's paymentSessionService in its cradle",
+  "payment.cradle.captureService":
+    "a payment provider reads the captures of the payment being captured through the payment module's captureService in its cradle",
+  "payment.capture.idempotency_key":
+    "the payment module calls capturePayment with the new Capture's id as context.idempotency_key, the Capture already written",
+  "link.order_cart": "Query reads the link order_cart (order_id, cart_id)",
+  "link.order_payment_collection": "Query reads the link order_payment_collection (order_id, payment_collection_id)",
+  "link.payment_collection": "Query reads a payment collection's linked cart and order (cart.id, order.id, order.status)",
+  "locking.table": "locking-postgres keeps its locks in the table locking (id, owner_id, expiration)",
+} as const
+export type MedusaInternal = keyof typeof MEDUSA_INTERNALS
+
+export type InternalCheck = { internal: MedusaInternal; ok: boolean; detail: string }
+
+/** Medusa's built-in provider, always registered: the check makes a throwaway payment with it. */
+const SYSTEM_PROVIDER = "pp_system_default"
+
+/**
+ * Checks each of MEDUSA_INTERNALS on this store. The payment checks make a payment of 1.23 USD
+ * with Medusa's system provider on a payment collection of their own and delete the collection
+ * afterwards. Never throws: each internal answers ok, or what differs.
+ */
+export async function checkMedusa(container: MedusaContainer): Promise<InternalCheck[]> {
+  const results: InternalCheck[] = []
+  const record = async (internal: MedusaInternal, check: () => Promise<string>) => {
+    try {
+      results.push({ internal, ok: true, detail: await check() })
+    } catch (error) {
+      results.push({ internal, ok: false, detail: error instanceof Error ? error.message : String(error) })
+    }
+  }
+  const paymentInternals = ["payment.cradle.paymentSessionService", "payment.cradle.captureService", "payment.capture.idempotency_key"] as const
+  await checkPayment(container, record).catch((error: unknown) => {
+    for (const internal of paymentInternals.filter((i) => !results.some((r) => r.internal === i))) {
+      results.push({ internal, ok: false, detail: `the throwaway payment failed: ${error instanceof Error ? error.message : String(error)}` })
+    }
+  })
+  const query = container.resolve(ContainerRegistrationKeys.QUERY)
+  for (const read of LINK_READS) {
+    const internal = (read.entity === "payment_collection" ? "link.payment_collection" : `link.${read.entity}`) as MedusaInternal
+    await record(internal, async () => {
+      await query.graph({ entity: read.entity, fields: [...read.fields], pagination: { take: 1 } })
+      return `${read.entity} (${read.fields.join(", ")}) reads`
+    })
+  }
+  await record("locking.table", async () => {
+    const columns = await lockingTableColumns(container)
+    if (!columns) return "not used by this store (no locking table)"
+    const missing = ["id", "owner_id", "expiration"].filter((c) => !columns.includes(c))
+    if (missing.length) throw new Error(`the locking table has no column ${missing.join(", ")}`)
+    return "id, owner_id, expiration"
+  })
+  return results
+}
+
+type Recorder = (internal: MedusaInternal, check: () => Promise<string>) => Promise<void>
+
+async function checkPayment(container: MedusaContainer, record: Recorder): Promise<void> {
+  const payments = container.resolve(Modules.PAYMENT)
+  // the module's cradle, as its providers get it (MedusaService keeps it as __container__)
+  const cradle = (payments as { __container__?: Record<string, unknown> }).__container__
+  if (!cradle) throw new Error("the payment module service has no __container__ (its providers' cradle)")
+  const collection = await payments.createPaymentCollections({ currency_code: "usd", amount: 1.23 })
+  try {
+    const session = await payments.createPaymentSession(collection.id, { provider_id: SYSTEM_PROVIDER, currency_code: "usd", amount: 1.23, data: {} })
+    await record("payment.cradle.paymentSessionService", async () => {
+      const seen = await sessionOf(cradle, session.id)
+      const expected = { id: session.id, amount: "1.23", currency_code: "usd", payment_collection_id: collection.id }
+      if (JSON.stringify(seen) !== JSON.stringify(expected)) throw new Error(`read ${JSON.stringify(seen)}, expected ${JSON.stringify(expected)}`)
+      return "a session's amount, currency and collection read"
+    })
+    const payment = await payments.authorizePaymentSession(session.id, {})
+    if (!payment) throw new Error(`${SYSTEM_PROVIDER} made no payment`)
+    const provider = cradle[SYSTEM_PROVIDER] as IPaymentProvider
+    let seenKey: string | undefined
+    let seenTotal: string | null = null
+    const original = provider.capturePayment
+    provider.capturePayment = async function (this: IPaymentProvider, input: CapturePaymentInput): Promise<CapturePaymentOutput> {
+      seenKey = input.context?.idempotency_key
+      seenTotal = await capturedWith(cradle, seenKey)
+      return original.call(this, input)
+    }
+    try {
+      await payments.capturePayment({ payment_id: payment.id, amount: 1.23 })
+    } finally {
+      provider.capturePayment = original
+    }
+    const [capture] = await payments.listCaptures({ payment_id: payment.id }, { select: ["id"] })
+    await record("payment.capture.idempotency_key", async () => {
+      if (!capture || seenKey !== capture.id) throw new Error(`capturePayment got idempotency_key ${seenKey}, the capture is ${capture?.id}`)
+      return "the new Capture's id"
+    })
+    await record("payment.cradle.captureService", async () => {
+      if (seenTotal !== "1.23") throw new Error(`the captures read while capturing sum to ${seenTotal}, expected 1.23`)
+      return "the captures of the payment being captured read"
+    })
+  } finally {
+    await payments.deletePaymentCollections([collection.id]).catch(() => undefined)
+  }
+}

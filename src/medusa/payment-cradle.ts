@@ -1,0 +1,59 @@
+import type { CaptureDTO, ModulesSdkTypes, PaymentSessionDTO } from "@medusajs/framework/types"
+import { type Decimal, add, parseDecimal, toPlain } from "../money"
+
+/**
+ * A payment provider's only way to Medusa's records: the payment module's own services, which
+ * Medusa registers in the cradle it builds its providers with (module isolation keeps everything
+ * else out). Names as in @medusajs/payment's PaymentModuleService constructor.
+ */
+type SessionService = Pick<ModulesSdkTypes.IMedusaInternalService<PaymentSessionDTO>, "retrieve">
+type CaptureService = Pick<ModulesSdkTypes.IMedusaInternalService<CaptureDTO>, "retrieve" | "list">
+export type PaymentCradle = { paymentSessionService?: SessionService; captureService?: CaptureService }
+
+/** A cradle entry, or undefined where the cradle has none (an awilix cradle throws on unknown names). */
+function serviceOf<K extends keyof PaymentCradle>(cradle: object, key: K): PaymentCradle[K] {
+  try {
+    return (cradle as PaymentCradle)[key]
+  } catch {
+    return undefined
+  }
+}
+
+export type CradleSession = { id: string; amount: string; currency_code: string; payment_collection_id: string | null }
+
+/** A payment session as the payment module holds it (its amount exact, in major units); null when unknown. */
+export async function sessionOf(cradle: object, sessionId: string): Promise<CradleSession | null> {
+  const sessions = serviceOf(cradle, "paymentSessionService")
+  if (!sessions) return null
+  try {
+    const s = (await sessions.retrieve(sessionId, {
+      select: ["id", "amount", "raw_amount", "currency_code", "payment_collection_id"],
+    })) as PaymentSessionDTO & { raw_amount?: { value?: string } | null }
+    const amount = parseDecimal(s.raw_amount?.value ?? s.amount)
+    return amount && { id: s.id, amount: toPlain(amount), currency_code: s.currency_code, payment_collection_id: s.payment_collection_id ?? null }
+  } catch {
+    return null
+  }
+}
+
+/**
+ * What the captures of the payment Medusa is capturing sum to, the new one included. Medusa
+ * passes the new Capture's id as capturePayment's `context.idempotency_key`, after writing it.
+ * Null when that capture cannot be found, or an amount is not a number.
+ */
+export async function capturedWith(cradle: object, captureId: string | undefined): Promise<string | null> {
+  const captures = serviceOf(cradle, "captureService")
+  if (!captureId || !captures) return null
+  const capture = (await captures.retrieve(captureId, { select: ["id", "payment_id"] }).catch(() => null)) as (CaptureDTO & { payment_id?: string }) | null
+  const paymentId = capture?.payment_id
+  if (!paymentId) return null
+  const all = (await captures.list({ payment_id: paymentId }, { select: ["id", "amount", "raw_amount"] })) as (CaptureDTO & {
+    raw_amount?: unknown
+  })[]
+  let total: Decimal | null = { units: BigInt(0), scale: 0 }
+  for (const capture of all) {
+    const amount = parseDecimal(capture.raw_amount ?? capture.amount)
+    total = amount && total ? add(total, amount) : null
+  }
+  return total && toPlain(total)
+}
