@@ -30,9 +30,9 @@ async function inParallel<T>(n: number, concurrency: number, make: (i: number) =
   return out
 }
 
-async function placed(shop: Storefront, providerId: string): Promise<{ orderId: string; sessionId: string }> {
+async function placed(shop: Storefront, providerId: string, data?: Record<string, unknown>): Promise<{ orderId: string; sessionId: string }> {
   const cartId = await shop.cart()
-  const session = await shop.session(cartId, providerId)
+  const session = await shop.session(cartId, providerId, data)
   const completed = await shop.complete(cartId)
   const orderId = completed.data?.order?.id
   if (completed.status !== 200 || !orderId) {
@@ -42,12 +42,12 @@ async function placed(shop: Storefront, providerId: string): Promise<{ orderId: 
 }
 
 export async function preparePayinOrders(
-  ctx: { container: MedusaContainer; shop: Storefront; sandbox: RunningSandbox; key: string; instance?: string },
+  ctx: { container: MedusaContainer; shop: Storefront; sandbox: RunningSandbox; key: string; instance?: string; sessionData?: Record<string, unknown> },
   n: number,
   concurrency = 4
 ): Promise<PayinOrder[]> {
   const orders = await inParallel(n, concurrency, async () => {
-    const { orderId, sessionId } = await placed(ctx.shop, "pp_payin_default")
+    const { orderId, sessionId } = await placed(ctx.shop, "pp_payin_default", ctx.sessionData)
     const payin = ctx.sandbox.core.store.getByExternalId(sessionId)
     if (!payin) throw new Error(`no pay-in at the sandbox for session ${sessionId}`)
     const paid = await control(ctx.sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)

@@ -47,6 +47,8 @@ const ORDERS = benchSetting("BENCH_ORDERS", 40, 2)
 /** Deliveries / captures in flight during the capture runs. */
 const IN_FLIGHT = benchSetting("BENCH_IN_FLIGHT", 8, 2)
 const WORKFLOW_CALLS = benchSetting("BENCH_WORKFLOW_CALLS", 400, 5)
+/** BENCH_ONE_ROLLUP=1: every pay-in of the capture runs on one bank and method, so each capture updates the same insights rollup row. */
+const ONE_ROLLUP = process.env.BENCH_ONE_ROLLUP === "1"
 let sandbox: RunningSandbox
 sandboxForApp(KEY, { requisitesPerMethod: 1000, webhookUrl: null }, (s) => (sandbox = s))
 
@@ -182,7 +184,7 @@ medusaIntegrationTestRunner({
       })
       const shop = new Storefront(api, seed)
       const admin = await adminHeaders(container, api)
-      const ctx = { container, shop, sandbox, key: KEY }
+      const ctx = { container, shop, sandbox, key: KEY, ...(ONE_ROLLUP ? { sessionData: { bank: "sberbank", method: "card" } } : {}) }
 
       const deliver = async (orders: PayinOrder[], what: string): Promise<Batch> => {
         const result = await calls.during(() => batch(base, IN_FLIGHT, orders.map((o) => o.webhook)))
@@ -274,11 +276,11 @@ medusaIntegrationTestRunner({
       lines.push(
         `webhook new status change (closed → capture), service 50 ms late / at once: ${medianOf(lateRatio)} (target >= 0.95); ` +
           `at once ${perSecond(captures.atOnce)} (p50 ${latency(captures.atOnce)}), 50 ms late ${perSecond(captures.late)} (p50 ${latency(captures.late)}); ` +
-          `${ORDERS} placed orders per run, ${IN_FLIGHT} in flight, every order captured`
+          `${ORDERS} placed orders per run, ${IN_FLIGHT} in flight, every order captured${ONE_ROLLUP ? ", every pay-in on one bank and method (one rollup row)" : ""}`
       )
       lines.push(
         `capture of a placed order: webhook closed → capture / Medusa's POST /admin/payments/:id/capture (pp_system_default), throughput: ${medianOf(medusaRatio)}; ` +
-          `webhook ${perSecond(captures.atOnce)} (p50 ${latency(captures.atOnce)}), Medusa ${perSecond(captures.medusa)} (p50 ${latency(captures.medusa)}); same ${IN_FLIGHT} in flight, same runs`
+          `webhook ${perSecond(captures.atOnce)} (p50 ${latency(captures.atOnce)}), Medusa ${perSecond(captures.medusa)} (p50 ${latency(captures.medusa)}); same ${IN_FLIGHT} in flight, same runs${ONE_ROLLUP ? ", every pay-in on one bank and method" : ""}`
       )
 
       // ------------------------------------------------------------------------------------------

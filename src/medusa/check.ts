@@ -4,12 +4,6 @@ import { LINK_READS } from "./links"
 import { lockingTableColumns } from "./locking-table"
 import { capturedWith, sessionOf } from "./payment-cradle"
 
-/**
- * What the plugin relies on of Medusa beyond its modules' interfaces and exported workflows
- * (README of this folder). checkMedusa exercises each on the running store: the integration
- * specs run it on every Medusa version CI covers, and a store can run it after an upgrade
- * (`medusa exec …/scripts/check-medusa.js`).
- */
 export const MEDUSA_INTERNALS = {
   "payment.cradle.paymentSessionService":
     "a payment provider reads a session's amount, currency and payment collection through the payment module's paymentSessionService in its cradle",
@@ -26,14 +20,8 @@ export type MedusaInternal = keyof typeof MEDUSA_INTERNALS
 
 export type InternalCheck = { internal: MedusaInternal; ok: boolean; detail: string }
 
-/** Medusa's built-in provider, always registered: the check makes a throwaway payment with it. */
 const SYSTEM_PROVIDER = "pp_system_default"
 
-/**
- * Checks each of MEDUSA_INTERNALS on this store. The payment checks make a payment of 1.23 USD
- * with Medusa's system provider on a payment collection of their own and delete the collection
- * afterwards. Never throws: each internal answers ok, or what differs.
- */
 export async function checkMedusa(container: MedusaContainer): Promise<InternalCheck[]> {
   const results: InternalCheck[] = []
   const record = async (internal: MedusaInternal, check: () => Promise<string>) => {

@@ -1,4 +1,3 @@
-// What the plugin reaches past Medusa's public API for (README.md of this folder).
 export { LINK_READS, cartOfOrder, collectionsOfOrder, linksOfCollection, orderOfCart } from "./links"
 export { clearExpiredLock } from "./locking-table"
 export { type CradleSession, capturedWith, sessionOf } from "./payment-cradle"

@@ -1,32 +1,23 @@
 import type { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 
-/**
- * Reads across Medusa's module links through Query: the link tables' entity names
- * (`order_cart`, `order_payment_collection`) and the link fields of a
- * payment collection (`cart`, `order`) are Medusa's core link definitions, not a module's API.
- */
-
-/** A linked record as Query answers it: the record, or a list of one. */
+/** Query answers a linked record as the record, or a list of one. */
 type Linked<T> = T | T[] | null | undefined
 const one = <T>(linked: Linked<T>): T | undefined => (Array.isArray(linked) ? linked[0] : (linked ?? undefined))
 
 const graph = (container: MedusaContainer) => container.resolve(ContainerRegistrationKeys.QUERY)
 
-/** The order placed from a cart, or null. */
 export async function orderOfCart(container: MedusaContainer, cartId: string | null | undefined): Promise<string | null> {
   if (!cartId) return null
   const { data } = await graph(container).graph({ entity: "order_cart", fields: ["order_id"], filters: { cart_id: cartId } })
   return (data[0]?.order_id as string | undefined) ?? null
 }
 
-/** The cart an order was placed from, or null. */
 export async function cartOfOrder(container: MedusaContainer, orderId: string): Promise<string | null> {
   const { data } = await graph(container).graph({ entity: "order_cart", fields: ["cart_id"], filters: { order_id: orderId } })
   return (data[0]?.cart_id as string | undefined) ?? null
 }
 
-/** The payment collections linked to an order. */
 export async function collectionsOfOrder(container: MedusaContainer, orderId: string): Promise<string[]> {
   const { data } = await graph(container).graph({
     entity: "order_payment_collection",
@@ -36,7 +27,7 @@ export async function collectionsOfOrder(container: MedusaContainer, orderId: st
   return data.map((l: { payment_collection_id?: string }) => l.payment_collection_id).filter((id): id is string => Boolean(id))
 }
 
-/** The cart and order a payment collection is linked to (an order completed from the cart, whose own link is not written yet, included). */
+/** Through the cart too: the order of a cart just completed may not be linked to the collection yet. */
 export async function linksOfCollection(
   container: MedusaContainer,
   collectionId: string
@@ -53,7 +44,6 @@ export async function linksOfCollection(
   return { cartId, orderId, orderStatus: order?.id && order.id === orderId ? (order.status ?? null) : null }
 }
 
-/** The entities and fields the reads above rely on, for the check of Medusa's internals. */
 export const LINK_READS = [
   { entity: "order_cart", fields: ["order_id", "cart_id"] },
   { entity: "order_payment_collection", fields: ["order_id", "payment_collection_id"] },

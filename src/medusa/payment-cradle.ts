@@ -1,16 +1,12 @@
 import type { CaptureDTO, ModulesSdkTypes, PaymentSessionDTO } from "@medusajs/framework/types"
 import { type Decimal, add, parseDecimal, toPlain } from "../money"
 
-/**
- * A payment provider's only way to Medusa's records: the payment module's own services, which
- * Medusa registers in the cradle it builds its providers with (module isolation keeps everything
- * else out). Names as in @medusajs/payment's PaymentModuleService constructor.
- */
+// names as in @medusajs/payment's PaymentModuleService constructor
 type SessionService = Pick<ModulesSdkTypes.IMedusaInternalService<PaymentSessionDTO>, "retrieve">
 type CaptureService = Pick<ModulesSdkTypes.IMedusaInternalService<CaptureDTO>, "retrieve" | "list">
 export type PaymentCradle = { paymentSessionService?: SessionService; captureService?: CaptureService }
 
-/** A cradle entry, or undefined where the cradle has none (an awilix cradle throws on unknown names). */
+/** An awilix cradle throws on unknown names. */
 function serviceOf<K extends keyof PaymentCradle>(cradle: object, key: K): PaymentCradle[K] {
   try {
     return (cradle as PaymentCradle)[key]
@@ -21,7 +17,6 @@ function serviceOf<K extends keyof PaymentCradle>(cradle: object, key: K): Payme
 
 export type CradleSession = { id: string; amount: string; currency_code: string; payment_collection_id: string | null }
 
-/** A payment session as the payment module holds it (its amount exact, in major units); null when unknown. */
 export async function sessionOf(cradle: object, sessionId: string): Promise<CradleSession | null> {
   const sessions = serviceOf(cradle, "paymentSessionService")
   if (!sessions) return null
@@ -36,11 +31,7 @@ export async function sessionOf(cradle: object, sessionId: string): Promise<Crad
   }
 }
 
-/**
- * What the captures of the payment Medusa is capturing sum to, the new one included. Medusa
- * passes the new Capture's id as capturePayment's `context.idempotency_key`, after writing it.
- * Null when that capture cannot be found, or an amount is not a number.
- */
+/** The payment module passes the new Capture's id, written already, as capturePayment's `context.idempotency_key`. */
 export async function capturedWith(cradle: object, captureId: string | undefined): Promise<string | null> {
   const captures = serviceOf(cradle, "captureService")
   if (!captureId || !captures) return null

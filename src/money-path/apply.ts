@@ -9,55 +9,30 @@ import { isDisputeStatus } from "../status"
 import { followInMedusa } from "./effects"
 import { payinLockOptions, withLock } from "./lock"
 
-/**
- * When the apply path runs the Medusa effect a pay-in's status asks for:
- * - `due`: when it is due (new, or its backoff after a failure passed): webhooks, the job's lookups;
- * - `now`: whatever the backoff: the admin's "Reconcile now";
- * - `new`: only the effect this very status change asked for (never a retry): the store's status
- *   poll, which anyone can call as often as they like. Retries are reconciliation's.
- */
 export type EffectRun = "due" | "now" | "new"
 
-/** The effect run of each source of a status (what a caller that does not say gets). */
 export function effectRunOf(source: StatusSource): EffectRun {
   return source === "admin" ? "now" : source === "store" ? "new" : "due"
 }
 
 export type ApplyPayinEventInput = {
-  /** The provider instance the status came through (`default` for pp_payin_default). */
   instanceId: string
-  /** The Transaction as the service sent or returned it, already verified and parsed. */
+  /** Verified and parsed. */
   transaction: Transaction
   source: StatusSource
-  /** When to run the Medusa effect (default: effectRunOf(source)). */
   effectRun?: EffectRun
 }
 
 export type ApplyPayinEventResult = {
   ledgerId: string
   status: string
-  /** The status moved (false for repeats and older states). */
   changed: boolean
-  /** What happened in Medusa, e.g. "captured", "order_canceled", "flagged:late_payment". */
+  /** e.g. "captured", "order_canceled", "flagged:late_payment" */
   effects: string[]
-  /** A Medusa effect the status asks for is still to happen (reconciliation retries it). */
   effectPending: boolean
 }
 
-/**
- * The one apply function, fed by the webhook route (through the inbox) and by every lookup
- * (reconciliation, "Reconcile now", the store status route). Under a lock per pay-in it records
- * the status on the ledger (the one writer: transition table, history, flags and the pending
- * effect in one commit, its events after it), then makes Medusa follow (effects.ts). It calls the service
- * only for a callback that would move a paid pay-in back out of `closed` (movesBackFromPaid): that
- * may be an old callback delivered late, so the service's current state is applied instead.
- *
- * Instances are accounts: a status that came through instance A may only touch a pay-in of A or
- * of an instance configured with the same key and base URL; anything else is a ForeignPayinError
- * and changes nothing. A row claimed by another service transaction between finding it and
- * locking it (two pay-ins racing for one session) is found again, as the same status applied
- * after the other would be: at once, never a retry.
- */
+/** Loops when another service transaction claimed the row meanwhile (two pay-ins racing for one session). */
 export async function applyPayinEvent(container: MedusaContainer, input: ApplyPayinEventInput): Promise<ApplyPayinEventResult> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
   const accounts = new Set((await payin.settings.sameAccount(input.instanceId)).map(payinProviderId))
@@ -69,11 +44,7 @@ export async function applyPayinEvent(container: MedusaContainer, input: ApplyPa
   for (let attempt = 1; ; attempt++) {
     const row = await findOrCreateRow(payin, input.instanceId, transaction, accepts)
     if (input.source === "webhook" && movesBackFromPaid(row, transaction)) {
-      // a callback that would take a paid pay-in back out of `closed` may be an old one delivered
-      // late (a dispute from before the close): the service is asked. Still in a dispute there:
-      // the callback is applied as sent (each step of a real dispute after payment is recorded);
-      // otherwise the service's current state is applied instead. The service unreachable: thrown,
-      // so the inbox retries the callback later.
+      // maybe an old dispute callback delivered after the close: the service's state wins (unreachable: the inbox retries)
       const current = await payin.settings.withClient(input.instanceId, (service) => service.lookUp({ id: transaction.id }))
       if (current && !isDisputeStatus(current.status)) transaction = current
     }
@@ -84,7 +55,7 @@ export async function applyPayinEvent(container: MedusaContainer, input: ApplyPa
         `payin:${row.id}`,
         async (hold) => {
           const { row: current, transition } = await payin.ledger.recordStatus(row.id, transaction, input.source, accepts)
-          // `new`: only an effect this change asked for, never attempted (a retry is reconciliation's)
+          // `new` (the store's status poll, anyone may call it): never a retry, those are reconciliation's
           const run = effectRun !== "new" || (transition.changed && !Number(current.effect_attempts))
           const outcome = run
             ? await followInMedusa(container, payin, current, { force: effectRun === "now", hold })
@@ -100,19 +71,16 @@ export async function applyPayinEvent(container: MedusaContainer, input: ApplyPa
         payinLockOptions(lockTtlSeconds)
       )
     } catch (error) {
-      // each round finds the row again: the taken one is skipped (it holds another service id)
       if (error instanceof ServiceIdMismatchError && attempt < 3) continue
       throw error
     }
   }
 }
 
-/** A callback that would take a paid pay-in out of `closed` (into a dispute status). */
 export function movesBackFromPaid(row: Pick<LedgerRow, "status" | "paid_at">, tx: Pick<Transaction, "status">): boolean {
   return (row.status === "closed" || Boolean(row.paid_at)) && tx.status !== "closed" && isDisputeStatus(tx.status)
 }
 
-/** The ledger row a status is about: by service id, else by the session it was created for, else a new flagged row. */
 async function findOrCreateRow(
   payin: PayinModuleService,
   instanceId: string,
@@ -139,8 +107,7 @@ async function findOrCreateRow(
   } else if (byService.length) {
     return byService[0] // only another account holds this id and nothing names this account's session: refused
   }
-  // A pay-in the store did not create (or whose row is gone): kept, flagged, so it is not lost.
-  // Another pay-in for one of the store's sessions gets its own row: the session's keeps its own.
+  // unknown to the store: kept, flagged; a second pay-in for a session gets a row of its own
   const why = sessionPayin
     ? {
         reason: `the session's pay-in ${sessionPayin.id} is service transaction ${sessionPayin.service_id}, not this one`,
@@ -150,10 +117,6 @@ async function findOrCreateRow(
   return payin.ledger.createUnknown(payinProviderId(instanceId), tx, why)
 }
 
-/**
- * Retries the Medusa effect a pay-in's status still asks for (no lookup: the ledger knows the
- * status), when it is due; `force` runs it whatever its backoff.
- */
 export async function applyPendingEffect(
   container: MedusaContainer,
   ledgerId: string,

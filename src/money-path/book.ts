@@ -5,17 +5,7 @@ import { gt, remainingToCapture } from "../money"
 import { type SessionInfo, capturedOf } from "./medusa"
 import { recordOrderCapturesWorkflow } from "./record-order-captures"
 
-// How the capture effect has Medusa book a pay-in's money, through Medusa's own workflows
-// (effects.ts decides whether, how and how much: decide.ts).
-
-/**
- * A placed order's session without a Payment: authorizePaymentSessionForOrderWorkflow makes the
- * Payment (captured in the same transaction when all of the session amount arrived: the provider
- * answers `captured`) and writes the order's transactions of its captures; whatever of `rest` it
- * did not capture, capturePaymentWorkflow captures. A session created after its order was placed
- * (pay again) is still `pending`: it is first marked as awaiting its authorization, as completion
- * marks the order's own.
- */
+/** A session created after its order was placed (pay again) is still `pending`: marked awaiting authorization first, as completion does. */
 export async function authorizeForOrder(container: MedusaContainer, session: SessionInfo, rest: string): Promise<void> {
   if (session.status === "pending") {
     await container.resolve(Modules.PAYMENT).updatePaymentSession({
@@ -32,17 +22,14 @@ export async function authorizeForOrder(container: MedusaContainer, session: Ses
   if (gt(left, 0)) await captureRest(container, payment.id, left)
 }
 
-/** Captures `rest` of a Payment (Medusa's capture workflow, with the order's transaction of the capture). */
 export async function captureRest(container: MedusaContainer, paymentId: string, rest: string): Promise<void> {
   await capturePaymentWorkflow(container).run({ input: { payment_id: paymentId, amount: rest } })
 }
 
-/** A cart paid before its completion: Medusa's processPaymentWorkflow completes it with the payment (`rest` booked). */
 export async function completeCart(container: MedusaContainer, sessionId: string, rest: string): Promise<void> {
   await processPaymentWorkflow(container).run({ input: { action: PaymentActions.SUCCESSFUL, data: { session_id: sessionId, amount: rest } } })
 }
 
-/** The order's transactions of the money path's captures of a Payment, written where missing (recordOrderCapturesWorkflow). */
 export async function recordOrderCaptures(container: MedusaContainer, orderId: string, paymentId: string): Promise<void> {
   await recordOrderCapturesWorkflow(container).run({ input: { order_id: orderId, payment_id: paymentId } })
 }

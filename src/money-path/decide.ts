@@ -1,13 +1,7 @@
-/**
- * The money path's decisions, pure: from a pay-in's ledger row and what Medusa holds, the next
- * step of its effect. effects.ts loads the state, carries a step out, and asks again until the
- * effect is settled.
- */
 import { type PaidRow, capturableAmount, gt, lt, remainingToCapture } from "../money"
 import type { PayinFlag } from "../status"
 import { type PayAgainOptions, type PayAgainRow, decideEnd } from "./pay-again"
 
-/** What the decisions read of Medusa's session of a pay-in (money-path/medusa.ts SessionInfo). */
 export type SessionView = {
   status: string
   orderId: string | null
@@ -21,33 +15,21 @@ type Flagging = { kind: "flag"; flag: Extract<PayinFlag, "late_payment" | "stray
 
 export type CaptureStep =
   | Flagging
-  /** Nothing of it may be booked (received in another currency): flagged when recorded; settled with the note. */
   | { kind: "skip"; note: string }
-  /** A late payment into a pay-in the store ended, for an order that still awaits exactly it: no longer ended. */
   | { kind: "reopen"; orderId: string }
-  /** The same, its session gone: a new session of the order's collection takes it (a ledger intent the provider honours). */
   | { kind: "new_session"; orderId: string }
-  /** A placed order without a Payment: Medusa authorizes its session (captured when it all arrived), then captures `rest`. */
   | { kind: "authorize"; amount: string; rest: string }
-  /** A placed order with a Payment: Medusa captures `rest`; the order's transactions of every capture are made sure of. */
   | { kind: "capture"; amount: string; rest: string }
-  /** A cart not completed yet: Medusa completes it with the payment (its order placed, `rest` captured). */
   | { kind: "complete_cart"; amount: string; rest: string }
 
 export type CaptureRow = PaidRow & { session_id?: string | null }
 
-/** Session statuses a placed order's session can still be authorized from. */
 const AUTHORIZABLE = ["pending", "pending_authorization"]
 
-/** Whether a pay-in's money can only go to its order as a late payment: the store ended it, or its session cannot take it. */
 export function paysLate(row: CaptureRow, session: SessionView | null): boolean {
   return Boolean(row.store_canceled_at) || !session || (Boolean(session.orderId) && !session.paymentId && !AUTHORIZABLE.includes(session.status))
 }
 
-/**
- * The next step of a capture. `lateOrderId`: when the pay-in pays late (paysLate), the order
- * that still awaits exactly its payment (orderAwaitingPayment), or null.
- */
 export function decideCapture(row: CaptureRow, session: SessionView | null, lateOrderId: string | null): CaptureStep {
   if (paysLate(row, session)) {
     if (lateOrderId) return row.store_canceled_at ? { kind: "reopen", orderId: lateOrderId } : { kind: "new_session", orderId: lateOrderId }
@@ -86,12 +68,9 @@ export function decideCapture(row: CaptureRow, session: SessionView | null, late
 
 export type BookedOutcome =
   | { kind: "captured"; orderId: string }
-  /** Medusa took the payment, then could not place the order from the cart (out of stock, …). */
   | { kind: "paid_without_order"; captured: boolean }
-  /** Less than `amount` is booked: the effect fails and is retried. */
   | { kind: "short"; message: string }
 
-/** What Medusa holds after booking `amount`: its order, what it captured, whether completion replaced the session. */
 export function decideBooked(amount: string, after: { orderId: string | null; captured: string; sessionGone: boolean }): BookedOutcome {
   const booked = !lt(after.captured, amount)
   if (after.orderId && booked) return { kind: "captured", orderId: after.orderId }
@@ -100,25 +79,19 @@ export function decideBooked(amount: string, after: { orderId: string | null; ca
 }
 
 export type EndView = {
-  /** The pay-in's session with its order (null: the session is gone). */
   session: (SessionView & { payment_collection_id: string }) | null
-  /** The pay-ins of the session's payment collection (this one included). */
   siblings: readonly (PayAgainRow & { paid_at?: unknown; pay_again_until?: unknown })[]
-  /** The instance cancels an order whose pay-in ended unpaid (cancelUnpaidOrdersOnExpiry). */
+  /** cancelUnpaidOrdersOnExpiry */
   cancelUnpaid: boolean
   payAgain: PayAgainOptions | null | undefined
 }
 
 export type EndStep =
-  /** Pay again: the order waits for its grace period; `announce`: the first end of the period tells the shopper. */
   | { kind: "wait"; until: Date; announce: boolean; payAgainStarted: boolean }
-  /** Another pay-in of the order is payable: its own end decides. */
   | { kind: "other"; until: Date | null; payinId: string; payAgainStarted: boolean }
   | { kind: "cancel_order"; orderId: string }
-  /** The pay-in ends; `announce`: payin.expired goes out (not when the order was paid, or waited for its grace period). */
   | { kind: "end"; announce: boolean; flag?: { flag: "paid_elsewhere"; paidPayinId: string } }
 
-/** The next step of the end of a pay-in whose window ended unpaid. */
 export function decideOrderEnd(row: PayAgainRow & { pay_again_until?: unknown }, view: EndView, now: number): EndStep {
   const s = view.session
   const capturedAny = Boolean(s && gt(s.collectionCapturedAmount, 0))

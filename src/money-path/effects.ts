@@ -16,24 +16,12 @@ import { type SessionInfo, capturedOfSessionPayment, loadSession, orderAwaitingP
 export type EffectOutcome = { effects: string[]; pending: boolean }
 
 export type EffectRunOptions = {
-  /** Run it even while it backs off after a failure (`next_effect_at`): the admin's "Reconcile now". */
   force?: boolean
-  /** The per-pay-in lock the caller holds: a run stops before its next step once it is lost. */
   hold?: LockHold
 }
 
-/** One claimed run of an effect: its fencing token, the check before each Medusa step, and its one settling commit. */
 type Run = { fence: number; guard: () => Promise<void>; settle: (outcome: EffectOutcomeRecord) => Promise<boolean> }
 
-/**
- * Makes Medusa follow the ledger: the effect the last status change asked for (`effect_pending`,
- * recorded in the same commit as the status) is claimed (a fencing token; only when due, unless
- * forced), carried out step by step as decide.ts says, with the lock and the token checked before
- * each Medusa step, and settled in one commit. A failure leaves it pending, due again after a
- * backoff; reconciliation retries it for good, flagged after the plugin's effectRetryLimit.
- * Effects of one payment collection take turns (captures of an order's several pay-ins, an
- * order's cancel), so each sees what the others booked.
- */
 export async function followInMedusa(
   container: MedusaContainer,
   payin: PayinModuleService,
@@ -78,7 +66,6 @@ export async function followInMedusa(
   }
 }
 
-/** The capture effect: each step decideCapture names, until it books, flags or skips. */
 async function capture(container: MedusaContainer, payin: PayinModuleService, claimed: LedgerRow, effects: string[], run: Run): Promise<void> {
   let row = claimed
   for (let round = 0; round < 4; round++) {
@@ -122,11 +109,6 @@ async function capture(container: MedusaContainer, payin: PayinModuleService, cl
   throw new Error(`the capture of ${row.id} did not settle on a step`)
 }
 
-/**
- * A new payment session of the pay-in's collection that takes its late payment: the intent is
- * recorded on the ledger row, and the provider honours it when Medusa creates the session
- * (nothing is asked of the service). The session's id.
- */
 async function sessionForLatePayment(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, run: Run): Promise<string> {
   await payin.ledger.requestReattach(row.id, run.fence)
   const created = await container.resolve(Modules.PAYMENT).createPaymentSession(row.payment_collection_id!, {
@@ -186,7 +168,6 @@ async function book(
   }
 }
 
-/** The end of a pay-in whose window ended unpaid: each step decideOrderEnd names. */
 async function endOrder(container: MedusaContainer, payin: PayinModuleService, row: LedgerRow, effects: string[], run: Run): Promise<void> {
   const instanceId = instanceIdOf(row.provider_id)
   const options = instanceId ? await payin.settings.providerOptions(instanceId) : null
@@ -236,8 +217,7 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
         ...ids,
       },
     }
-    // what Medusa holds, not what this run did: an earlier run may have canceled the order and
-    // stopped before the effect was settled
+    // what Medusa holds, not what this run did: an earlier run may have canceled the order, then stopped
     const announce = step.announce
       ? await announcement(container, payin, row, { kind: "expired", order_id: ids.order_id, order_canceled: session?.orderStatus === "canceled" })
       : undefined
@@ -249,12 +229,6 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
   throw new Error(`the end of ${row.id} did not settle on a step`)
 }
 
-/**
- * What an outcome announces (payin.captured / payin.expired, sent after its commit; shopper
- * notifications are sent by their subscribers, on a worker), and whether the instance owes the
- * shopper a notification for it: recorded in the same commit, so if the event is lost the
- * notification retry job still finds it and decides it afresh.
- */
 async function announcement(
   container: MedusaContainer,
   payin: PayinModuleService,

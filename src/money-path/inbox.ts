@@ -13,29 +13,13 @@ export type InboxOutcome =
   | { outcome: "queued"; error: string }
   | { outcome: "foreign"; error: string }
 
-/**
- * How long the webhook route may take to answer: past it, it answers 503 with Retry-After and
- * lets the work go on in the background. Below the 10 s a sender commonly waits for an answer
- * (the sandbox's default), so a sender that delivers one callback at a time is not stalled until
- * its own timeout when the store's infrastructure is stuck: PostgreSQL down (Medusa's pool waits
- * up to knex's 60 s acquire timeout for a connection), Redis down (each locking-redis command
- * waits through ~20 reconnection attempts, 44 s measured; the Redis event bus waits for Redis
- * without limit). Above the per-pay-in lock wait (PAYIN_LOCK_WAIT_MAX_MS, 5 s), so a lock held
- * elsewhere still ends in the path's own "queued" answer. Nothing is lost: the stored delivery is
- * settled by its apply whenever that ends, the sender's retry applies it again (the same entry;
- * the ledger ignores a repeat), and an entry left "received" is retried by the inbox retry job.
- */
+// Below a sender's usual 10 s timeout (stuck infrastructure waits far longer: knex 60 s, locking-redis 44 s measured),
+// above PAYIN_LOCK_WAIT_MAX_MS so a lock held elsewhere still ends in "queued"
 export const WEBHOOK_ANSWER_DEADLINE_MS = 8_000
-/** The Retry-After (seconds) of a 503 answered at the deadline or while the database is unreachable. */
 export const WEBHOOK_RETRY_AFTER_SECONDS = 5
 
-/** What beforeDeadline gives for work still running at the deadline. */
 export const LATE: unique symbol = Symbol("late")
 
-/**
- * `work`'s value, or LATE when it is still running at `deadline` (epoch ms). The work goes on;
- * a failure after the deadline goes to `onLateFailure`, never unhandled. A failure before it is thrown.
- */
 export async function beforeDeadline<T>(
   work: Promise<T>,
   deadline: number,
@@ -63,14 +47,8 @@ export async function beforeDeadline<T>(
   }
 }
 
-/** An inbox outcome, or none in time (`late`: still applying), or a failure before one (`unavailable`: e.g. the database is down). */
 export type DeadlineOutcome = InboxOutcome | { outcome: "late" } | { outcome: "unavailable"; error: string }
 
-/**
- * receivePayinWebhook before `deadline` (epoch ms): never hangs and never rejects. Past the
- * deadline the work goes on (a failure is logged); a failure before it (the inbox could not store
- * or settle the delivery) is `unavailable`.
- */
 export async function receivePayinWebhookBefore(
   container: MedusaContainer,
   providerId: string,
@@ -97,11 +75,6 @@ export async function receivePayinWebhookBefore(
   return outcome
 }
 
-/**
- * A verified callback: stored in the inbox first, then applied through the one apply function. A
- * duplicate of an applied callback changes nothing. A failure to apply leaves the entry for the
- * retry job; a pay-in of another merchant account is refused for good.
- */
 export async function receivePayinWebhook(
   container: MedusaContainer,
   providerId: string,
@@ -141,7 +114,6 @@ export async function applyInboxEntry(
   }
 }
 
-/** Retries inbox entries that failed to apply or were left behind by a crash. Returns how many were applied. */
 export async function retryWebhookInbox(
   container: MedusaContainer,
   batch = 100,

@@ -2,7 +2,6 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
 import { clearExpiredLock } from "../medusa"
 
-/** Takes `key` for `ownerId` until `expire` seconds pass (an expired lock of a dead owner is taken over). False when held. */
 export async function tryLock(container: MedusaContainer, key: string, ownerId: string, expire: number): Promise<boolean> {
   const locking = container.resolve(Modules.LOCKING)
   try {
@@ -18,20 +17,13 @@ export async function tryLock(container: MedusaContainer, key: string, ownerId: 
 }
 
 export type LockOptions = {
-  /** Lifetime of the lock: a holder killed while holding it blocks the key this long. */
   expireSeconds: number
-  /** How long to wait for a held lock before giving up (the caller then answers "later"). */
   waitMs: number
 }
 
-/**
- * The longest wait for a pay-in's lock held elsewhere. Below the webhook route's answer deadline
- * (WEBHOOK_ANSWER_DEADLINE_MS, 8 s), so a delivery that waited in vain is still stored and
- * answered "queued" (202) by its own path rather than cut off by the deadline.
- */
+// below WEBHOOK_ANSWER_DEADLINE_MS: a delivery that waited in vain is still answered "queued" (202)
 export const PAYIN_LOCK_WAIT_MAX_MS = 5_000
 
-/** The per-pay-in lock of the plugin's options: its TTL, and a wait that ends before the TTL (at most PAYIN_LOCK_WAIT_MAX_MS). */
 export function payinLockOptions(lockTtlSeconds: number): LockOptions {
   return { expireSeconds: lockTtlSeconds, waitMs: Math.min(PAYIN_LOCK_WAIT_MAX_MS, (lockTtlSeconds * 1000) / 2) }
 }
@@ -43,7 +35,6 @@ export class LockTimeoutError extends Error {
   }
 }
 
-/** The lock was lost while its job ran: the job must stop before its next external step and record nothing as done. */
 export class LockLostError extends Error {
   constructor(key: string, why: string) {
     super(`Lost the lock ${key}: ${why}`)
@@ -51,26 +42,13 @@ export class LockLostError extends Error {
   }
 }
 
-/** What a job under withLock holds: aborted once the lock could not be extended. */
 export type LockHold = {
   key: string
   signal: AbortSignal
-  /** Throws LockLostError once the lock is lost (call it before each external step). */
   throwIfLost(): void
 }
 
-/**
- * Holds `key` through Medusa's locking module while `job` runs, across processes when a shared
- * provider (locking-redis, locking-postgres) is configured. It takes the lock as a key with an
- * expiry (acquire/release) rather than `execute`, which with locking-postgres keeps a database
- * connection open for the whole job: under load that exhausts the pool the job itself needs.
- *
- * The lock is extended every third of its lifetime while the job runs (a capture may wait 30 s
- * for Medusa's cart lock), so a slow job keeps it and a dead process's lock still expires after
- * `expireSeconds`. When an extension fails (another owner has the key, the provider is
- * unreachable, or the process stalled past the expiry) the hold's signal is aborted: the job
- * stops at its next check. Jobs with external effects also fence them on the ledger row (effects.ts).
- */
+/** acquire/release, not `execute`: with locking-postgres that holds a pool connection for the whole job, exhausting the pool under load. */
 export async function withLock<T>(
   container: MedusaContainer,
   key: string,
@@ -95,7 +73,6 @@ export async function withLock<T>(
   }
 }
 
-/** Extends `key` for `ownerId` every third of its lifetime until stopped; aborts the hold when an extension fails. */
 function keepExtended(container: MedusaContainer, key: string, ownerId: string, expireSeconds: number) {
   const locking = container.resolve(Modules.LOCKING)
   const controller = new AbortController()

@@ -7,25 +7,16 @@ import { instanceIdOf } from "../provider-id"
 import { applyPayinEvent } from "./apply"
 
 export type ReconcileOneResult = {
-  /** The service knows the pay-in. */
   found: boolean
   changed: boolean
   from: string
   to: string
   effects: string[]
-  /** A Medusa effect is still to happen (reconciliation retries it). */
   effectPending: boolean
-  /** The service's answer held nothing new: no lock taken, nothing written. */
+  /** Nothing new: no lock taken, nothing written. */
   unchanged?: boolean
 }
 
-/**
- * Reconciles one pay-in with the service: looks it up there (for reconciliation, "Reconcile now"
- * and the store status route; the apply path and the provider's authorize make their own lookup)
- * and feeds the answer to the one apply function, so events, flags and Medusa effects are the
- * same as a webhook's. A pay-in the service has no record of, whose creation never got an answer,
- * becomes `failed`. Service errors are thrown as PayinServiceError.
- */
 export async function reconcileWithService(
   container: MedusaContainer,
   rowOrId: LedgerRow | string,

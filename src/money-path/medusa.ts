@@ -3,10 +3,8 @@ import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { linksOfCollection } from "../medusa"
 import { add, gt, parseDecimal, sameAmount, sessionAmount, toPlain } from "../money"
 
-/** What the money path reads of Medusa about a payment session: its collection, cart, order, payment. */
 export type SessionInfo = {
   id: string
-  /** The session amount, exact, in major units. */
   amount: string
   currency_code: string
   status: PaymentSessionStatus
@@ -14,24 +12,20 @@ export type SessionInfo = {
   payment_collection_id: string
   cartId: string | null
   orderId: string | null
-  /** The order's status (null without an order). */
   orderStatus: string | null
-  /** Medusa's Payment of the session (made when the session was authorized), or null. */
   paymentId: string | null
-  /** When Medusa's payment of the session was captured in full (null while nothing or part is). */
+  /** Captured in full. */
   paymentCapturedAt: string | null
-  /** The captures of the session's payment (`created_by`: the user who captured from the admin, null for the money path's). */
+  /** `created_by`: the admin user who captured, null for the money path's captures. */
   captures: SessionCapture[]
-  /** What Medusa captured of the session's payment so far ("0" without any). */
   capturedAmount: string
-  /** What Medusa captured on the session's payment collection (all its payments). */
   collectionCapturedAmount: string
 }
 
 type Money = { value?: string } | string | number | null | undefined
 export type SessionCapture = Pick<CaptureDTO, "id"> & { amount?: unknown; raw_amount?: unknown; created_by?: string | null }
 const ZERO = { units: 0n, scale: 0 }
-/** Medusa's amounts summed exactly; one that is not a number makes the sum NaN (never booked). */
+/** An amount that is not a number makes the sum NaN: never booked. */
 const sumOf = (amounts: Money[]): string => {
   let sum = ZERO
   for (const a of amounts) {
@@ -47,12 +41,6 @@ type StoredSession = PaymentSessionDTO & {
   payment_collection?: (PaymentCollectionDTO & { raw_captured_amount?: Money }) | null
 }
 
-/**
- * Medusa's session with its payment, captures and collection (the payment module's read), and
- * the order and cart of its collection. `known` is what the ledger row already holds (the
- * order.placed subscriber links a pay-in to its order): with an order id known, its status is one
- * read of the order module; without one, the collection's links are followed (Query).
- */
 export async function loadSession(
   container: MedusaContainer,
   sessionId: string,
@@ -107,18 +95,15 @@ export async function loadSession(
   }
 }
 
-/** An order's status (null for an unknown order), read through the order module. */
 export async function orderStatusOf(container: MedusaContainer, orderId: string): Promise<string | null> {
   const [order] = await container.resolve(Modules.ORDER).listOrders({ id: orderId }, { select: ["id", "status"] })
   return order?.status ?? null
 }
 
-/** What a Payment's captures sum to (Medusa's answer to a capture: the payment with its captures). */
 export function capturedOf(payment: { captures?: { raw_amount?: unknown; amount?: unknown }[] | null } | null | undefined): string {
   return sumOf((payment?.captures ?? []).map((c) => (c.raw_amount ?? c.amount) as Money))
 }
 
-/** The cart and order a payment collection resolves to (for flags on pay-ins whose session is gone). */
 export async function resolveCollection(
   container: MedusaContainer,
   collectionId: string | null
@@ -128,7 +113,7 @@ export async function resolveCollection(
   return { cart_id: cartId, order_id: orderId }
 }
 
-/** What Medusa captured of the Payment it made for a session (it outlives the session when completion's compensation replaced it). */
+/** The Payment outlives its session when completion's compensation replaced the session. */
 export async function capturedOfSessionPayment(container: MedusaContainer, sessionId: string): Promise<string> {
   const { data } = await container.resolve(ContainerRegistrationKeys.QUERY).graph({
     entity: "payment",
@@ -139,12 +124,7 @@ export async function capturedOfSessionPayment(container: MedusaContainer, sessi
   return payment ? sumOf((payment.captures ?? []).map((c) => c.raw_amount)) : "0"
 }
 
-/**
- * The order a paid pay-in whose session is gone or that the store ended may still be captured
- * for: linked to it, not canceled, nothing of its payment collection captured, and the pay-in for
- * the amount the collection asks (pay again asks the same; a pay-in of an earlier cart state asked
- * another, and stays a stray payment). Null otherwise.
- */
+/** Same amount as the collection: a pay-in of an earlier cart state asked another, and stays a stray payment. */
 export async function orderAwaitingPayment(
   container: MedusaContainer,
   row: { order_id?: string | null; payment_collection_id?: string | null; amount: unknown; raw_amount?: { value?: unknown } | null; currency_code: string },

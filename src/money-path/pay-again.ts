@@ -1,13 +1,5 @@
-/**
- * Pay again (README "Pay again"): the rules of an order's grace period, pure. When a pay-in of an
- * order awaiting payment ends unpaid and its instance has `payAgain` on, the order waits for the
- * grace period instead of being canceled; the shopper may ask for new payment details for the
- * same order until it ends. The grace period runs from the first of the order's pay-ins that ended
- * unpaid (kept on the rows as `pay_again_until`), however many new ones the shopper asks for.
- */
 import { OPEN_STATUSES } from "../status"
 
-/** What these rules read of a ledger row. */
 export type PayAgainRow = {
   id: string
   status: string
@@ -25,29 +17,18 @@ export type PayAgainOptions = { enabled: boolean; graceHours: number }
 const time = (value: unknown): number =>
   value instanceof Date ? value.getTime() : typeof value === "string" || typeof value === "number" ? new Date(value).getTime() : NaN
 
-/** A pay-in the shopper can still pay: open at the service, not ended by the store, its window not passed. */
 export function isPayable(row: PayAgainRow, now: number): boolean {
   if (!(OPEN_STATUSES as readonly string[]).includes(row.status) || row.paid_at || row.store_canceled_at || row.session_deleted_at) return false
   const expires = time(row.expires_at)
   return !Number.isFinite(expires) || expires > now
 }
 
-/**
- * The end of the order's grace period: the earliest one recorded on its pay-ins, else
- * `graceHours` after `endedAt` (when the pay-in being ended ended).
- */
+/** The earliest end recorded on the order's pay-ins: new pay-ins never extend the grace period. */
 export function graceEnd(rows: readonly PayAgainRow[], graceHours: number, endedAt: number): Date {
   const recorded = rows.map((r) => time(r.pay_again_until)).filter(Number.isFinite)
   return new Date(recorded.length ? Math.min(...recorded) : endedAt + graceHours * 3_600_000)
 }
 
-/**
- * What the end of an unpaid pay-in of an order does, when nothing of the order is paid:
- * - `cancel`: the grace period is over (or pay again is off) and no other pay-in of the order is
- *   payable: the order is canceled (when the instance cancels unpaid orders);
- * - `wait`: the grace period runs: the order waits, the effect is due again at `until`;
- * - `other`: another pay-in of the order is still payable: its own end decides.
- */
 export type PayAgainDecision = { kind: "cancel" } | { kind: "wait"; until: Date } | { kind: "other"; until: Date | null; payinId: string }
 
 export function decideEnd(
@@ -63,7 +44,6 @@ export function decideEnd(
   return { kind: "cancel" }
 }
 
-/** When a pay-in ended: its status change, else its window's end, else now. */
 function endedAt(row: PayAgainRow, now: number): number {
   const changed = time(row.status_changed_at)
   if (Number.isFinite(changed)) return Math.min(changed, now)
@@ -71,14 +51,9 @@ function endedAt(row: PayAgainRow, now: number): number {
   return Number.isFinite(expires) ? Math.min(expires, now) : now
 }
 
-/** Why new payment details are refused for an order (null: they may be given). */
 export type PayAgainRefusal = "payin_pay_again_off" | "payin_grace_over" | "payin_order_paid" | "payin_order_canceled" | "payin_not_this_provider"
 
-/**
- * Whether the shopper of an order may ask for new payment details now, from the order's pay-ins
- * (of one provider instance: the latest one's), whether anything of it was paid or captured and
- * whether it was canceled. A payable pay-in is not a refusal: the route answers it (idempotent).
- */
+/** A payable pay-in is no refusal: the route answers with it (idempotent). */
 export function payAgainRefusal(input: {
   orderRows: readonly PayAgainRow[]
   options: PayAgainOptions | null | undefined

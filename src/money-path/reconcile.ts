@@ -10,13 +10,9 @@ import { retryWebhookInbox } from "./inbox"
 import { reconcileWithService } from "./lookup"
 
 export type ReconcileOptions = {
-  /** Only pay-ins created before now minus this many seconds (default: plugin option reconcileAfterSeconds). */
   olderThanSeconds?: number
-  /** Rows read per page (memory stays bounded by one page). */
   pageSize?: number
-  /** Lookups in flight at once (default: plugin option reconcileConcurrency). */
   concurrency?: number
-  /** Restrict to these ledger rows. */
   ids?: string[]
 }
 
@@ -25,7 +21,6 @@ export type ReconcileReport = {
   changed: number
   notFound: number
   errors: number
-  /** Pay-ins whose pending Medusa effect (capture, order cancel) was retried, and how many got done. */
   effectsRetried: number
   effectsDone: number
   inboxRetried: number
@@ -33,15 +28,6 @@ export type ReconcileReport = {
   durationMs: number
 }
 
-/**
- * One reconciliation run: looks up every unfinished pay-in (creating, active or in a dispute)
- * older than a threshold and feeds the answers to the one apply function (a lost callback changes
- * nothing in the end); retries the Medusa effects still pending (a paid pay-in whose capture
- * failed, an expired one whose order was not canceled) whose backoff passed, before and after
- * the retry limit (past it the pay-in is flagged, and still retried, at most hourly); retries
- * webhook inbox entries that failed to apply. Pages through the ledger (keyset by id) with
- * bounded concurrency; the due effects come from a partial index, not a scan of closed pay-ins.
- */
 export async function reconcilePayins(container: MedusaContainer, options: ReconcileOptions = {}): Promise<ReconcileReport> {
   const started = Date.now()
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
@@ -61,7 +47,6 @@ export async function reconcilePayins(container: MedusaContainer, options: Recon
     inboxApplied: 0,
     durationMs: 0,
   }
-  // instances without a key or URL are skipped (their pay-ins cannot be looked up)
   const configured = new Map<string, Promise<boolean>>()
   const isConfigured = (providerId: string) => {
     if (!configured.has(providerId)) {
@@ -86,8 +71,7 @@ export async function reconcilePayins(container: MedusaContainer, options: Recon
 
   let lastId = ""
   for (;;) {
-    // raw keyset page over the partial index of open pay-ins: the ORM read the same rows 13× slower
-    // (6.6 s vs 0.5 s for 50,000 open among 1,000,000; integration-tests/bench/ledger.bench.ts)
+    // raw keyset page: the ORM read the same rows 13× slower (integration-tests/bench/ledger.bench.ts)
     const page = await payin.queries.openPage(olderThan, lastId, pageSize, options.ids)
     if (!page.length) break
     await runBounded(page, concurrency, lookUp)
@@ -95,7 +79,6 @@ export async function reconcilePayins(container: MedusaContainer, options: Recon
     if (page.length < pageSize || options.ids) break
   }
 
-  // effects still pending and due (not looked up above): the ledger already knows their status
   let afterId = ""
   for (;;) {
     const page = await payin.queries.dueEffects(pageSize, afterId)
@@ -124,7 +107,6 @@ export async function reconcilePayins(container: MedusaContainer, options: Recon
   return report
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight. */
 async function runBounded<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
@@ -135,18 +117,13 @@ async function runBounded<T>(items: T[], limit: number, fn: (item: T) => Promise
   await Promise.all(workers)
 }
 
-/** The reconciliation job's name in payin_job_run (and Medusa's job name). */
 export const RECONCILE_JOB = "payin-reconcile"
 
-/**
- * The scheduled entry: at most one run at a time across instances (a lock), and not more often
- * than the plugin's reconcileIntervalSeconds.
- */
 export async function reconcilePayinsScheduled(container: MedusaContainer): Promise<ReconcileReport | null> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
   const owner = `reconcile-${process.pid}-${Math.random().toString(36).slice(2)}`
   const ttl = (await payin.settings.plugin()).reconcileIntervalSeconds
-  // The lock is held for the interval (not released after the run): other instances skip until it expires.
+  // held for the interval, never released: other instances skip until it expires
   const acquired = await tryLock(container, "payin:reconcile", owner, ttl)
   if (!acquired) return null
   const report = await reconcilePayins(container)

@@ -5,15 +5,8 @@ import { addOrderTransactionStep, emitEventStep, useQueryGraphStep } from "@medu
 
 export type RecordOrderCapturesInput = { order_id: string; payment_id: string }
 
-/**
- * The order's capture transactions of a Payment the money path captured, written when missing:
- * Medusa never compensates a capture, so a workflow that stopped between its capture and its
- * order transaction (a crash, a database error) left the order's paid total short. One
- * transaction per capture no user made (`created_by`: an admin's capture is its own workflow's),
- * as Medusa's capture workflow writes it; addOrderTransactionStep skips those that exist, and
- * `payment.captured` goes out only when one was written. Run under a lock of the order's payment
- * collection (effects.ts): the step checks, then inserts.
- */
+// Medusa never compensates a capture: a workflow stopped between it and its order transaction left the paid total short.
+// Runs under the collection's lock (effects.ts): addOrderTransactionStep checks for an existing one, then inserts.
 export const recordOrderCapturesWorkflow = createWorkflow("payin-record-order-captures", (input: RecordOrderCapturesInput) => {
   const { data: payments } = useQueryGraphStep({
     entity: "payment",

@@ -4,37 +4,20 @@ import { PAYIN_MODULE } from "../modules/payin/key"
 import type PayinModuleService from "../modules/payin/service"
 import { tryLock } from "./lock"
 
-/**
- * Retention (issue 15), the job runner: what the plugin deletes, and when (the module deletes, in
- * batches; this decides what and holds the job's lock). Only these kinds of rows ever go:
- *   - applied webhook-inbox entries (with their raw bodies), webhookRetentionDays after they were
- *     applied; received, failed and rejected entries are never pruned;
- *   - per-day webhook counters (deliveries accepted, repeated, refused), webhookCounterRetentionDays
- *     after their day.
- *   - the status history of pay-ins that ended (closed, canceled, failed; no effect pending),
- *     historyRetentionDays after they ended (0, the default: kept forever).
- * The ledger (payin_transaction) is never pruned. 0 days keeps that kind forever. Deletes run in
- * batches of pruneBatchSize rows, each its own short statement, so a large backlog never holds a
- * long transaction on a busy table.
- */
 export type RetentionOptions = {
   webhookRetentionDays?: number
   webhookCounterRetentionDays?: number
   historyRetentionDays?: number
   batchSize?: number
-  /** Stop starting new batches after this long (the rest waits for the next run). */
   budgetMs?: number
 }
 
 export type RetentionReport = {
   inboxPruned: number
   countersPruned: number
-  /** Kept hashes of pruned inbox entries (duplicates stay duplicates) past webhookCounterRetentionDays. */
   hashesPruned: number
-  /** Status-history rows of pay-ins ended more than historyRetentionDays ago. */
   historyPruned: number
   batches: number
-  /** True when the time budget ended the run with rows still due (the next run goes on). */
   more: boolean
   webhookRetentionDays: number
   webhookCounterRetentionDays: number
@@ -42,9 +25,7 @@ export type RetentionReport = {
   durationMs: number
 }
 
-/** The retention job's name in payin_job_run (and Medusa's job name). */
 export const RETENTION_JOB = "payin-retention"
-/** How often the retention job runs (cron): every ten minutes, once across all processes. */
 export const RETENTION_SCHEDULE = "*/10 * * * *"
 const RETENTION_LOCK_SECONDS = 9 * 60
 const RETENTION_BUDGET_MS = 5 * 60_000
@@ -87,7 +68,6 @@ export async function prunePayinRecords(container: MedusaContainer, options: Ret
   // the hashes of pruned entries (duplicates stay duplicates) are kept as long as the counters
   if (counterDays > 0) await drain((n) => payin.inbox.pruneHashes(counterDays, n), (n) => (report.hashesPruned += n))
   if (historyDays > 0) {
-    // by id up to the newest row older than the window; rows of pay-ins still open are passed over
     const bound = await payin.history.pruneBound(historyDays)
     let after = 0
     while (after < bound) {
@@ -106,10 +86,7 @@ export async function prunePayinRecords(container: MedusaContainer, options: Ret
   return report
 }
 
-/**
- * The scheduled entry: one run at a time across all processes (a lock held for most of the
- * interval, so other workers skip the tick), recorded in payin_job_run for the admin.
- */
+/** The lock is held for most of the interval: other workers skip the tick. */
 export async function prunePayinRecordsScheduled(container: MedusaContainer): Promise<RetentionReport | null> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
   const owner = `retention-${process.pid}-${Math.random().toString(36).slice(2)}`

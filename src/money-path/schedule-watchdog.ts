@@ -4,20 +4,11 @@ import { errorMessage } from "../client/errors"
 import { jobOverdue } from "../modules/payin/job-runs/job-runs"
 import type PayinModuleService from "../modules/payin/service"
 
-/** How often a process that ran one of the plugin's jobs checks that the job still runs somewhere. */
 const CHECK_EVERY_MS = 15_000
 
 const watched = new Set<string>()
 
-/**
- * Medusa keeps its scheduled jobs in Redis (the Redis workflow engine): a Redis that comes back
- * without its data (no persistence, a failover to an empty replica) loses them, and no job runs
- * again until the workers restart. So a process that ran one of the plugin's jobs keeps checking
- * the job's last run as recorded in the database (payin_job_run, written by whichever process ran
- * it): once it is overdue (two intervals and a minute, as the admin's webhook health says), the
- * process runs the job itself (every run is lock-guarded: once across processes) and says so in
- * the log, until Medusa's scheduler runs it again.
- */
+/** Medusa keeps its scheduled jobs in Redis, lost with Redis's data until the workers restart: an overdue job is run here. */
 export function keepScheduled(
   name: string,
   container: MedusaContainer,

@@ -25,11 +25,9 @@ import type { ConfigSources } from "./settings/overrides"
 import { parsePluginOptions, parseProviderOptions } from "./settings/parse"
 import { SettingsStore } from "./settings/store"
 
-/** Points of the money path where a test app may hold a run (the option `faultPoints`). */
 export type FaultPoint = "record" | "capture" | "cancel_order"
 export type FaultPoints = (point: FaultPoint, id: string) => Promise<void>
 
-/** What the plugin module receives: the plugin options plus the provider instances (from withPayin). */
 export type PayinModuleOptions = Partial<PayinPluginOptions> & {
   providers?: PayinProviderOptionsInput[]
   sources?: { plugin?: ConfigSources; providers?: Record<string, ConfigSources> }
@@ -37,16 +35,6 @@ export type PayinModuleOptions = Partial<PayinPluginOptions> & {
   faultPoints?: FaultPoints
 }
 
-/**
- * The plugin's module (`payin`): data the store owns about its pay-ins. A thin service over its
- * parts: `ledger` (the pay-ins and their history: the one writer of a status, a flag and an
- * effect's outcome, each write emitting its own events after its commit), `inbox` (verified
- * webhooks), `settings` (the admin's settings over medusa-config), `queries` (read-only views: the
- * admin's, the export, reconciliation's selections), `notifications` (shopper notifications owed
- * and their outcomes), `jobs` (the last run of each scheduled job), `insights` (figures from the
- * daily rollups the ledger's writes keep) and `rollups` (their rebuild and check). The generated CRUD methods are
- * for reading.
- */
 class PayinModuleService extends MedusaService({
   PayinTransaction,
   PayinStatusChange,

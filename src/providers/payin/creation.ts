@@ -18,22 +18,13 @@ import {
 } from "./session-reuse"
 import { CLIENT_CONTEXT_KEY } from "./storefront-data"
 
-/**
- * The ledger's side of creating a pay-in for a session (initiatePayment): a live pay-in shown
- * again, the cap on creations per payment collection, a failed creation recorded, and the lookup
- * of a creation whose outcome is unknown (authorizePayment).
- */
-
-/** What these steps need of the provider instance. */
 export type CreationContext = {
   payin: PayinModuleService
-  /** The provider instance's id (its options' `id`). */
   instanceId: string
   providerId: string
   logger: { info(message: string): void; warn(message: string): void }
 }
 
-/** The session data of a pay-in the ledger already holds (its service answer as stored), for session `sessionId`. */
 function storedSessionData(row: LedgerRow, sessionId: string, options: PayinProviderOptions): Record<string, unknown> {
   const tx = TransactionSchema.parse(row.service_data)
   const expiresAt = row.expires_at instanceof Date ? row.expires_at.toISOString() : new Date(String(row.expires_at)).toISOString()
@@ -46,11 +37,6 @@ function storedSessionData(row: LedgerRow, sessionId: string, options: PayinProv
   }
 }
 
-/**
- * Re-shows a live pay-in of the collection for the new session `sessionId` (see isReusable),
- * re-attached to it in the ledger so that its payment is captured for this session. Null when
- * there is none (or each one changed under the row lock meanwhile).
- */
 export async function reuseLivePayin(
   ctx: CreationContext,
   sessionId: string,
@@ -67,11 +53,6 @@ export async function reuseLivePayin(
   return null
 }
 
-/**
- * Whether a pay-in is one whose late payment the money path asked to attach to a new session of
- * its collection (Ledger.requestReattach), and that session is for its amount and currency: paid,
- * not captured, of this provider instance and collection.
- */
 export function takesLatePayment(row: LedgerRow, wanted: WantedPayin & { collectionId: string | null }): boolean {
   return (
     Boolean(row.reattach_requested_at && row.paid_at) &&
@@ -84,11 +65,7 @@ export function takesLatePayment(row: LedgerRow, wanted: WantedPayin & { collect
   )
 }
 
-/**
- * Attaches to the new session `sessionId` the paid pay-in of its collection whose late payment
- * the money path asked to capture for the order (takesLatePayment; nothing is asked of the
- * service). The session awaits its authorization at once: its order is placed.
- */
+/** The session awaits its authorization at once: its order is placed already. */
 export async function takeLatePayment(
   ctx: CreationContext,
   sessionId: string,
@@ -105,11 +82,6 @@ export async function takeLatePayment(
   return null
 }
 
-/**
- * Refuses a new pay-in once the collection had MAX_CREATIONS_PER_COLLECTION in the last
- * CREATION_WINDOW_SECONDS. Before the row is written (`ledgerId` null) nothing is written for a
- * refused request; after (`ledgerId`), the row counts itself, and a refused one is recorded failed.
- */
 export async function refuseOverCreationCap(ctx: CreationContext, collectionId: string, ledgerId: string | null): Promise<void> {
   const count = await ctx.payin.queries.creationsSince(collectionId, CREATION_WINDOW_SECONDS)
   if (!overCreationCap(count, { including: ledgerId !== null })) {
@@ -127,7 +99,6 @@ export async function refuseOverCreationCap(ctx: CreationContext, collectionId: 
     "Too many payment attempts for this cart. Please wait a few minutes, then try again.", "payin_too_many_attempts")
 }
 
-/** Records a creation request that failed, unless it may have created the pay-in at the service. */
 export async function recordCreationFailure(ctx: CreationContext, ledgerId: string, error: unknown): Promise<void> {
   const message = error instanceof Error ? error.message : String(error)
   ctx.logger.warn(`payin: creating the pay-in of ledger row ${ledgerId} failed: ${message}`)
@@ -140,11 +111,6 @@ export async function recordCreationFailure(ctx: CreationContext, ledgerId: stri
     .catch((e: unknown) => ctx.logger.warn(`payin: could not record the failure on ${ledgerId}: ${String(e)}`))
 }
 
-/**
- * Asks the service about a pay-in the ledger has no answer for yet (its creation's outcome is
- * unknown) and records the answer through the ledger's one writer (history, flags, events).
- * When the service cannot be reached, the ledger's row stands; reconciliation catches up.
- */
 export async function lookUpCreation(ctx: CreationContext, data: Record<string, unknown>, row: LedgerRow | null): Promise<LedgerRow | null> {
   const externalId = row?.session_id ?? (typeof data.session_id === "string" ? data.session_id : null)
   try {

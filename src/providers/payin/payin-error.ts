@@ -3,10 +3,7 @@ import { withCode, type PayinErrorCode } from "../../error-code"
 
 type ErrorType = (typeof MedusaError.Types)[keyof typeof MedusaError.Types]
 
-/**
- * A provider error a storefront can act on: Medusa's `code`, and the same code at the end of the
- * message (see src/error-code.ts), so it survives clients that keep only the message.
- */
+/** The code also ends the message: some clients keep only the message. */
 export function payinError(type: ErrorType, message: string, code: PayinErrorCode): MedusaError {
   return new MedusaError(type, withCode(message, code), code)
 }

@@ -8,7 +8,6 @@ import type { parseStorefrontData } from "./storefront-data"
 import { payinError } from "./payin-error"
 import { PAYIN_ERROR_CODES } from "../../error-code"
 
-/** The pay-in request for a session: the exact amount (or a range), the shopper's choices, payer data. */
 export function buildPayinRequest(
   input: InitiatePaymentInput,
   chosen: ReturnType<typeof parseStorefrontData>,
@@ -39,7 +38,6 @@ export function buildPayinRequest(
   return { request, fiat, range, currency }
 }
 
-/** The merchant's Payment Page defaults with the storefront's allowed overrides. */
 export function paymentPageConfig(
   chosen: ReturnType<typeof parseStorefrontData>,
   options: PayinProviderOptions
@@ -56,10 +54,6 @@ export function paymentPageConfig(
   return Object.keys(config).length ? config : undefined
 }
 
-/**
- * The session amount as the service takes it (src/money's toFiatAmount), or a 400 for the
- * storefront when the service cannot take it (a currency with 3 fraction digits, zero, too much).
- */
 export function fiatAmountOf(input: Pick<InitiatePaymentInput, "amount" | "currency_code">): FiatAmount {
   try {
     return toFiatAmount(input.amount, input.currency_code, MAX_FIAT_AMOUNT)
@@ -68,10 +62,7 @@ export function fiatAmountOf(input: Pick<InitiatePaymentInput, "amount" | "curre
   }
 }
 
-/**
- * What the shopper is told when starting a payment failed: fixed text per code, never the words
- * of the service or of the database (they can name tables, SQL, hosts or the merchant's setup).
- */
+/** Fixed texts: the words of the service or the database can name tables, SQL, hosts or the merchant's setup. */
 export const SHOPPER_TEXT = {
   requisites: "No payment requisites are available for this amount right now: try again in a few minutes, or choose another method or bank.",
   rejected: "The payment service refused this payment. Please choose another payment method, or try again later.",
@@ -81,7 +72,6 @@ export const SHOPPER_TEXT = {
   internal: "The payment could not be started right now. Please try again in a minute, or choose another payment method.",
 } as const
 
-/** `text` with every secret (the API key) replaced, for the log. */
 export function redact(text: string, secrets: readonly (string | null | undefined)[]): string {
   let out = text
   for (const secret of secrets) {
@@ -90,7 +80,6 @@ export function redact(text: string, secrets: readonly (string | null | undefine
   return out
 }
 
-/** The merchant-facing detail of an error, for the log. */
 function detailOf(error: unknown): string {
   if (error instanceof PayinServiceError) {
     const { status, code } = error.details
@@ -99,16 +88,10 @@ function detailOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
 }
 
-/** One of the plugin's own shopper-facing errors (fixed text with a payin_ code): passed on as is. */
 function isShopperError(error: unknown): error is MedusaError {
   return MedusaError.isMedusaError(error) && (PAYIN_ERROR_CODES as readonly string[]).includes(String((error as MedusaError).code))
 }
 
-/**
- * A clear error for the storefront: fixed text with a `payin_*` code (see src/error-code.ts).
- * The detail (the service's answer, a database error) goes to the log only, with `secrets` (the
- * API key) redacted from it.
- */
 export function toMedusaError(
   error: unknown,
   action: string,

@@ -49,18 +49,12 @@ import { CLIENT_CONTEXT_KEY, parseStorefrontData } from "./storefront-data"
 
 type Data = Record<string, unknown>
 
-/**
- * Payment provider for the Merchant Payment Service (`pp_payin_<id>`): the shopper pays by bank
- * transfer to requisites the service assigns; the order waits in `pending_authorization` until the
- * service reports the pay-in `closed` (webhook route or lookup), then Medusa captures it.
- */
 export class PayinProviderService extends AbstractPaymentProvider<PayinProviderOptionsInput> {
   static override identifier = PAYIN_PROVIDER_IDENTIFIER
 
   protected readonly options_: PayinProviderOptions
   protected readonly cradle_: Record<string, unknown>
 
-  /** Fails the boot with a message naming every invalid option (never echoing a value). */
   static override validateOptions(options: Record<string, unknown>): void {
     parseProviderOptions(options as PayinProviderOptionsInput)
   }
@@ -95,31 +89,20 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
   }
 
-  /**
-   * The options in effect now: medusa-config with the settings saved from the admin on top
-   * (re-read at most every few seconds, at once after a change on this instance).
-   */
   protected async settings(maxAgeMs?: number): Promise<PayinProviderOptions> {
     return (await this.payin.settings.providerOptions(this.options_.id, maxAgeMs)) ?? this.options_
   }
 
-  /** What the creation steps (creation.ts) need of this instance. */
   protected get creation(): CreationContext {
     return { payin: this.payin, instanceId: this.options_.id, providerId: this.providerId, logger: this.logger }
   }
 
-  /** Refuses a checkout while the instance has no key or base URL (a clear error, nothing sent). */
   protected requireConfigured(options: PayinProviderOptions): void {
     if (!options.apiKey || !options.baseUrl) {
       throw payinError(MedusaError.Types.NOT_ALLOWED,
         `Pay-in payments are not configured yet (${this.providerId} has no ${!options.apiKey ? "API key" : "base URL"})`, "payin_not_configured")
     }
   }
-
-
-  // -------------------------------------------------------------------------------------------
-  // Session
-  // -------------------------------------------------------------------------------------------
 
   async initiatePayment(input: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
     const data = (input.data ?? {}) as Data
@@ -138,15 +121,12 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       return late
     }
     if (siblings.some((r) => r.paid_at)) {
-      // the money for this payment collection arrived already: new requisites would take it twice
+      // paid already: new requisites would take the money twice
       throw payinError(MedusaError.Types.NOT_ALLOWED,
         "This order is already paid: no new payment details are needed", "payin_already_paid")
     }
     this.requireConfigured(options)
 
-    // The same payment asked for again (the storefront re-created the session, the shopper came
-    // back to checkout): the live pay-in is shown again, re-attached to this session, instead of
-    // holding another trader's requisites.
     const wanted: WantedPayin = {
       providerId: this.providerId,
       amount: fiat.decimal,
@@ -162,9 +142,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       await refuseOverCreationCap(this.creation, collectionId, null)
     }
 
-    // The ledger row is written before the request is sent: the store knows every pay-in it asked
-    // for. Nothing can happen to a new pay-in before the shopper sees its requisites, which only
-    // this answer carries.
+    // recorded before the request is sent: the store knows every pay-in it asked for
     let row: { id: string }
     try {
       row = await this.payin.ledger.open({
@@ -177,17 +155,14 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
         payment_collection_id: collectionId,
       })
     } catch (error) {
-      // without a ledger row the pay-in would be unknown to the store: nothing is asked for
       throw toMedusaError(error, `record the pay-in of ${sessionId}`, this.providerId, this.logger, [options.apiKey])
     }
     if (collectionId) {
-      // counted again with this row in: concurrent requests of one cart all see each other's rows
-      // by then (at least one of any two does), so a burst cannot get past the cap
+      // counted again with this row in: of two concurrent requests at least one sees the other's row
       await refuseOverCreationCap(this.creation, collectionId, row.id)
     }
     let transaction: Transaction
     try {
-      // a key rotated from the admin on another process: withClient asks once more with it (a 401 created nothing)
       transaction = await this.payin.settings.withClient(this.options_.id, (client) => client.createPayIn(request, sessionId))
     } catch (error) {
       await recordCreationFailure(this.creation, row.id, error)
@@ -198,7 +173,6 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
 
     const mismatch = createdMismatch({ currency, amount: range ? undefined : fiat.value, range }, transaction)
     if (mismatch) {
-      // never show the shopper requisites for another amount or currency than the order's
       await this.payin.ledger.flag(row.id, "created_mismatch", { reason: mismatch, requested: range ?? fiat.decimal, currency })
       this.logger.error(`payin (${this.providerId}): refused pay-in ${transaction.id} of ${sessionId}: ${mismatch}`)
       throw payinError(MedusaError.Types.NOT_ALLOWED,
@@ -208,13 +182,11 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return {
       id: transaction.id,
       status: "pending",
-      // Medusa stores { ...input.data, ...this }: drop the server-captured client context. The
-      // session's own id is kept in its data: deletePayment tells by it which session is deleted.
+      // Medusa stores { ...input.data, ...this }: undefined drops the client context; deletePayment reads session_id
       data: { ...sessionData, session_id: sessionId, [CLIENT_CONTEXT_KEY]: undefined } as Data,
     }
   }
 
-  /** A pay-in's amount cannot change: the same amount keeps the session, another one is refused. */
   async updatePayment(input: UpdatePaymentInput): Promise<UpdatePaymentOutput> {
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data)
@@ -225,33 +197,19 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return { data }
   }
 
-  /**
-   * Medusa deleted the session (cart changed or a new session): the pay-in stays tracked. Medusa
-   * deletes the old sessions of a collection while it creates the new one, so the pay-in may have
-   * been re-attached to the new session (initiatePayment's reuse): then it is not marked.
-   */
+  /** Medusa deletes a collection's old sessions while creating the new one, which may have taken the pay-in over. */
   async deletePayment(input: DeletePaymentInput): Promise<DeletePaymentOutput> {
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data).catch(() => null)
     if (row) {
       const sessionId = typeof data.session_id === "string" ? data.session_id : null
-      // sessions created before their data carried session_id: marked as before
+      // sessions from before their data carried session_id
       const marking = sessionId ? this.payin.ledger.markSessionDeletedIfCurrent(row.id, sessionId) : this.payin.ledger.markSessionDeleted(row.id)
       await Promise.resolve(marking).catch((e: unknown) => this.logger.warn(`payin: could not record deletion of ${row.id}: ${String(e)}`))
     }
     return { data }
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Payment: answered from the ledger, which the webhook route and the lookups keep current
-  // -------------------------------------------------------------------------------------------
-
-  /**
-   * The session's status, from the ledger when it knows the pay-in (webhooks and reconciliation
-   * keep it current: no call to the service on the webhook's path). Only when the ledger has no
-   * answer yet (the creation's outcome unknown) is the service asked, and its answer recorded
-   * through the ledger's one writer. `authorized` only for a pay-in of this instance recorded paid.
-   */
   async authorizePayment(input: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
     const data = (input.data ?? {}) as Data
     let row = await this.findRow(data)
@@ -276,12 +234,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return authorizeAnswer(row, await this.askedSession(data), data)
   }
 
-  /**
-   * Medusa books a capture here, whoever asked for it (the money path, an admin's capture): it
-   * succeeds only while all of the payment's captures, this one included, stay within what
-   * arrived (capturableAmount). Otherwise it throws and Medusa deletes the capture it had written,
-   * so no path can book money that never came, nor book the difference twice.
-   */
+  /** Medusa has written the capture already and deletes it when this throws: captures never exceed what arrived. */
   async capturePayment(input: CapturePaymentInput): Promise<CapturePaymentOutput> {
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data)
@@ -304,13 +257,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return { data: { ...data, payin_status: row.status } }
   }
 
-  /**
-   * The service has no cancel operation: the store stops treating the pay-in as payable. A pay-in
-   * whose money arrived is never canceled: this throws, so Medusa keeps its Payment (a rolled-back
-   * capture or completion, which cancels it in its compensation, leaves it for the money path to
-   * capture; a canceled Payment could never be captured again). Medusa also calls this after a
-   * concurrent duplicate authorize lost the race to create the Payment; that authorize fails either way.
-   */
+  /** Throws for a paid pay-in: Medusa's compensations cancel the Payment, and a canceled one is never captured. */
   async cancelPayment(input: CancelPaymentInput): Promise<CancelPaymentOutput> {
     const data = (input.data ?? {}) as Data
     const row = await this.findRow(data).catch(() => null)
@@ -327,11 +274,6 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return { data: { ...data, payin_canceled: true } }
   }
 
-  /**
-   * The service has no refund operation; manual-refund mode records a refund made outside. Never
-   * for a pay-in without a placed order: Medusa's completion compensation asks for a refund when
-   * placing the order failed after payment, and no money moved back then.
-   */
   async refundPayment(input: RefundPaymentInput): Promise<RefundPaymentOutput> {
     const data = (input.data ?? {}) as Data
     if (!(await this.settings()).manualRefunds) {
@@ -362,25 +304,10 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return { data: { ...data, ...(row && row.provider_id === this.providerId ? { payin_status: row.status } : {}) } }
   }
 
-  /**
-   * Webhooks of this service are signed with the API key and go to the plugin's own route
-   * (POST /hooks/payin/<id>), which verifies before it acts. Medusa's generic
-   * /hooks/payment/payin_<id> route answers 200 without verifying anything, so nothing that
-   * arrives there is acted upon.
-   */
   async getWebhookActionAndData(_payload: ProviderWebhookPayload["payload"]): Promise<WebhookActionResult> {
     return { action: PaymentActions.NOT_SUPPORTED }
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Helpers
-  // -------------------------------------------------------------------------------------------
-
-  /**
-   * The pay-in a session's or payment's data is about: the one the ledger attaches to its session
-   * (`session_id`, which Medusa writes), else the one the provider named in it (`payin_ledger_id`:
-   * a Payment whose session was deleted since).
-   */
   private async findRow(data: Data): Promise<LedgerRow | null> {
     const sessionId = typeof data.session_id === "string" ? data.session_id : undefined
     const attached = sessionId ? await this.payin.ledger.findBy("session_id", sessionId) : null
@@ -391,7 +318,6 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return ledgerId ? this.payin.ledger.get(ledgerId) : null
   }
 
-  /** The session being authorized, as the payment module holds it (null: it cannot be read). */
   private async askedSession(data: Data): Promise<AskedSession | null> {
     return typeof data.session_id === "string" ? sessionOf(this.cradle_, data.session_id) : null
   }

@@ -1,18 +1,13 @@
 import type { Transaction } from "../../client/schemas"
 
-/**
- * The payment-session `data` a storefront reads (Medusa returns session data to the storefront):
- * what the shopper needs to pay, and nothing of the merchant's side (no API key, fee, crypto
- * amount or rate).
- */
+/** The storefront reads it: nothing of the merchant's side (no API key, fee, crypto amount or rate). */
 export type PayinSessionData = {
   session_id?: string
   /** The service's transaction id. */
   payin_id: string
-  /** Ledger row id in the store. */
   payin_ledger_id: string
   payin_status: string
-  /** Amount to pay, as the service states it (2-decimal string), and its currency. */
+  /** As the service states it (2-decimal string). */
   amount: string
   currency: string
   method: string | null
@@ -24,12 +19,10 @@ export type PayinSessionData = {
     number: string
     sbp_number: string | null
   }
-  /** Hosted Payment Page, when the service returns one. */
   payment_page_url: string | null
   created_at: string
-  /** End of the payment window (ISO 8601). */
+  /** End of the payment window. */
   expires_at: string
-  /** Set when the pay-in can no longer be paid: a message to show the shopper. */
   error_message?: string
 }
 

@@ -4,10 +4,6 @@ import { PayinProviderOptions } from "../../modules/payin/settings/options"
 import { PAYIN_METHODS } from "../../client/schemas"
 import { payinError } from "./payin-error"
 
-/**
- * Key under which the store middleware passes what it captured server-side (the shopper's IP and
- * user agent). Whatever a storefront sends under this key is overwritten by the middleware.
- */
 export const CLIENT_CONTEXT_KEY = "payin_client"
 
 export const ClientContextSchema = z.object({
@@ -17,7 +13,6 @@ export const ClientContextSchema = z.object({
 })
 export type ClientContext = z.infer<typeof ClientContextSchema>
 
-/** What a storefront may send in the payment session's `data` (everything else is refused). */
 export const StorefrontDataSchema = z
   .object({
     method: z.enum(PAYIN_METHODS, { error: `method must be one of: ${PAYIN_METHODS.join(", ")}` }).optional(),
@@ -33,20 +28,11 @@ export const StorefrontDataSchema = z
   .strict()
 export type StorefrontData = z.infer<typeof StorefrontDataSchema>
 
-/**
- * Keys of a new session's `data` that are not the storefront's, each written by the server over
- * whatever a request sent: `session_id` by Medusa, CLIENT_CONTEXT_KEY by the plugin's store
- * middleware. Any other key than the storefront's is refused: Medusa stores the session's data as
- * what was sent merged with what the provider answers, so an ignored key would stay as sent.
- */
+/** Written over whatever was sent: session_id by Medusa, CLIENT_CONTEXT_KEY by the store middleware. */
 const SERVER_KEYS = new Set(["session_id", CLIENT_CONTEXT_KEY])
 
 export type ParsedSessionInput = StorefrontData & { client: ClientContext }
 
-/**
- * Parses the untrusted storefront `data` against the allow-list and the merchant's settings:
- * methods and banks the merchant allows, redirect URLs only to allowed origins (no open redirect).
- */
 export function parseStorefrontData(data: Record<string, unknown> | undefined, options: PayinProviderOptions): ParsedSessionInput {
   const storefront: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(data ?? {})) {

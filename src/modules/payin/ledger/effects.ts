@@ -7,48 +7,27 @@ import { addFlag, effectRetryDelaySeconds, history, lockRow } from "./rows"
 import type { LedgerNotice, LedgerRow } from "./types"
 
 export type EffectDeps = {
-  /** Attempts at an effect before the pay-in is flagged (the plugin's effectRetryLimit in effect). */
   effectRetryLimit: () => Promise<number>
-  /** The shopper notifications an outcome makes due, written in the outcome's commit. */
   notifications: NotificationLog
 }
 
-/** A claimed row, with how many pay-ins its payment collection holds (itself included; 0 without a collection). */
 export type ClaimedRow = LedgerRow & { collection_payins: number }
 
-/** What an effect's announcement tells subscribers: payin.captured or payin.expired. */
 export type EffectAnnouncement = Extract<LedgerNotice, { kind: "captured" | "expired" }>
 
-/** One outcome of an effect's run, written in one commit. */
 export type EffectOutcomeRecord = {
-  /** The store ended the pay-in (expired unpaid, order canceled): a late payment is flagged, never attached. Its history note. */
   ended?: string
-  /** A flag the outcome raises (once). */
   flag?: { flag: PayinFlag; details: Record<string, unknown> }
-  /** Medusa booked the payment. */
   captured?: boolean
   order_id?: string | null
   cart_id?: string | null
-  /** What the effect did, or why it did nothing (a history note). */
   note?: string
-  /** The event the outcome announces; `notify`: the instance sends shopper notifications (one is then owed). */
   announce?: { notice: EffectAnnouncement; notify: boolean }
-  /**
-   * Pay again: the order waits for its grace period. The effect stays pending, due again at this
-   * time (not a failure: no attempt is counted), and the row keeps it as `pay_again_until`.
-   */
   deferUntil?: Date
-  /** Pay again: the end of the order's grace period, kept on the row (`pay_again_until`, the first one written stays). */
   payAgainUntil?: Date
-  /** Pay again: this pay-in's end began the grace period (no other pay-in of the order recorded one). */
   payAgainStarted?: boolean
 }
 
-/**
- * The Medusa effect a pay-in's status asks for (`effect_pending`, written with the status): one
- * runner claims it at a time (a fencing token on the row), and each outcome (done with its flags,
- * notes, links and owed notification, or failed once more) is one commit with its events after it.
- */
 export class LedgerEffects {
   constructor(
     private readonly db: () => Db,
@@ -56,12 +35,6 @@ export class LedgerEffects {
     private readonly commit: <T extends Written>(work: (trx: Db) => Promise<T>) => Promise<T>
   ) {}
 
-  /**
-   * Claims the pending effect for one run: moves the row's fencing token (`effect_fence`) on and
-   * answers the row with it (and the count of its payment collection's pay-ins), or null when no effect is pending or it is not due yet
-   * (`next_effect_at`; `force` ignores it). Taken under the per-pay-in lock; a runner whose
-   * token is no longer the row's was overtaken and must stop (settle/failed refuse it).
-   */
   async claim(ledgerId: string, { force = false }: { force?: boolean } = {}): Promise<ClaimedRow | null> {
     const { rows } = await this.db().raw(
       `update payin_transaction t set effect_fence = t.effect_fence + 1
@@ -74,7 +47,6 @@ export class LedgerEffects {
     return rows[0] ?? null
   }
 
-  /** Throws EffectFencedError when another runner claimed the row's effect after the one holding `fence`. */
   async assertFence(ledgerId: string, fence: number): Promise<void> {
     const { rows } = await this.db().raw("select effect_fence from payin_transaction where id = ?", [ledgerId])
     if (!rows[0] || Number(rows[0].effect_fence) !== Number(fence)) {
@@ -82,12 +54,6 @@ export class LedgerEffects {
     }
   }
 
-  /**
-   * A late payment into a pay-in the store ended, taken for its order that still awaits payment
-   * (pay again): the pay-in is no longer ended (`store_canceled_at` cleared, with a history note),
-   * so its money may be captured. Only while the run holds the effect (`fence`), the pay-in is
-   * paid and nothing of it was captured.
-   */
   async reopenForLatePayment(ledgerId: string, fence: number, note: string): Promise<void> {
     await this.db().transaction(async (trx) => {
       const row = await lockRow(trx, ledgerId)
@@ -98,11 +64,6 @@ export class LedgerEffects {
     })
   }
 
-  /**
-   * The pending effect happened (or is not needed): cleared, with everything the outcome is, in
-   * one commit. With `fence` (the claim's token) it is refused with EffectFencedError when another
-   * runner claimed it since. Answers whether the outcome's flag is new.
-   */
   async settle(ledgerId: string, effect: StatusEffect, outcome: EffectOutcomeRecord, fence?: number): Promise<{ flagged: boolean }> {
     const { flagged } = await this.commit(async (trx) => {
       const ended = Boolean(outcome.ended)
@@ -145,7 +106,6 @@ export class LedgerEffects {
         await lockRow(trx, ledgerId) // not found: thrown
         throw new EffectFencedError(ledgerId, fence!)
       }
-      // the notes in the order the outcome happened: ended, flagged, what the effect did
       if (outcome.ended && !row.was_store_canceled_at) await history(trx, row, row.status, row.status, "store", outcome.ended)
       const notices = outcome.flag ? await addFlag(trx, row, outcome.flag.flag, outcome.flag.details) : []
       const flagged = notices.length > 0
@@ -165,13 +125,6 @@ export class LedgerEffects {
     return { flagged }
   }
 
-  /**
-   * The pending effect failed once more: the next attempt is due after a capped exponential
-   * backoff with jitter (`next_effect_at`, written with the attempt). After the retry limit it is
-   * flagged for the merchant (capture_failed / order_cancel_failed, with its event); it stays
-   * pending and reconciliation keeps retrying it when due ("Reconcile now" at once). Nothing is
-   * counted for a runner another one overtook (`fence`).
-   */
   async failed(ledgerId: string, effect: StatusEffect, error: string, fence?: number): Promise<void> {
     const limit = await this.deps.effectRetryLimit()
     await this.commit(async (trx) => {

@@ -3,28 +3,20 @@ import { isDisputeStatus } from "../../../status"
 import { sessionAmount } from "../../../money"
 import type { LedgerNotice, LedgerRow } from "./types"
 
-/** Events a merchant's subscribers can react to (emitted after the ledger committed; at least once). */
 export const PAYIN_EVENTS = {
   DISPUTE_OPENED: "payin.dispute_opened",
   DISPUTE_UPDATED: "payin.dispute_updated",
   AMOUNT_RECALCULATED: "payin.amount_recalculated",
   PAYMENT_FLAGGED: "payin.payment_flagged",
-  /** The plugin had Medusa capture a paid pay-in's payment for its order (once per pay-in). */
   CAPTURED: "payin.captured",
-  /** A pay-in's window ended unpaid and the store ended it (its order canceled when cancelUnpaidOrdersOnExpiry). */
   EXPIRED: "payin.expired",
 } as const
 
-/**
- * Delivery options of the events shopper notifications are sent on: with the Redis event bus a
- * subscriber that failed (e.g. the notification provider was down) is retried, 3 attempts with
- * backoff (5 s, 10 s). The in-memory event bus ignores them.
- */
+/** The Redis event bus retries a failed subscriber (the notification provider down) with these; the in-memory one ignores them. */
 export const RETRIED_EVENT_OPTIONS = { attempts: 3, backoff: { type: "exponential", delay: 5_000 } } as const
 
 export type PayinEvent = { name: string; data: Record<string, unknown>; options?: Record<string, unknown> }
 
-/** The events a ledger change means: dispute moves, new flags, captures and expiries. */
 export function eventsOf(row: LedgerRow, notices: LedgerNotice[]): PayinEvent[] {
   const events: PayinEvent[] = []
   for (const notice of notices) {
@@ -75,20 +67,14 @@ export function eventData(row: LedgerRow): Record<string, unknown> {
   }
 }
 
-/** Where the ledger hands its events after a commit (the service binds it to Medusa's event bus). */
 export type LedgerEventSink = (events: PayinEvent[]) => Promise<void>
 
-/** How long a ledger write's events may take to hand to the event bus before the write goes on (logged). */
 const EMIT_TIMEOUT_MS = 3_000
 
 export type EventBus = { emit(message: PayinEvent[]): Promise<void> }
 type Logger = { warn(message: string): void }
 
-/**
- * The ledger's events to Medusa's event bus, after the commit that made them: at least once
- * (a write whose emit is lost is still found by what reads the ledger). Bounded: with the Redis
- * event bus and Redis down, emit waits for Redis without a limit. Never throws: a failure is logged.
- */
+/** Bounded: with the Redis event bus and Redis down, emit waits without a limit. */
 export function eventBusSink(bus: () => EventBus, logger: () => Logger | undefined): LedgerEventSink {
   return async (events) => {
     if (!events.length) return

@@ -1,11 +1,6 @@
 import type { CsvValue } from "./csv"
 import type { ExportRow } from "./queries"
 
-/**
- * The accounting export's columns, in order (src/api/README.md "Accounting export"). Amounts are
- * the exact decimal strings stored; crypto amount, rate and fee are the service's digit strings as
- * sent (no unit claimed); times ISO 8601 in UTC; flags space-separated; captured true/false.
- */
 export const EXPORT_COLUMNS = [
   "ledger_id",
   "service_id",
@@ -26,7 +21,6 @@ export const EXPORT_COLUMNS = [
 
 const iso = (value: Date | string | null) => (value instanceof Date ? value.toISOString() : value ? new Date(value).toISOString() : null)
 
-/** One pay-in as the export's cells (display ids looked up per batch by the route). */
 export function exportCells(row: ExportRow, displayIds: Map<string, number>): CsvValue[] {
   return [
     row.id,

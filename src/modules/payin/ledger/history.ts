@@ -1,20 +1,10 @@
 import { OPEN_STATUSES } from "../../../status"
 import type { Db } from "../db"
 
-/**
- * Retention of the status history (plugin option historyRetentionDays; the retention job,
- * src/money-path/retention.ts, decides when): the history rows of pay-ins that ended (closed,
- * canceled or failed, no Medusa effect pending) more than `days` days ago. The pay-in itself, its
- * amounts, flags and the service's last answer stay in the ledger for good; a pay-in that moves
- * again (a dispute after the close) starts a new history.
- *
- * History ids are serial, so old rows have low ids: a run walks them by id, in batches, up to the
- * newest row older than the window, never scanning the table for the rows to keep.
- */
+/** History ids are serial, so old rows have low ids: pruning walks them by id, never scanning the table for the rows to keep. */
 export class LedgerHistory {
   constructor(private readonly db: () => Db) {}
 
-  /** The highest history id written more than `days` days ago (0 when none): a run's upper bound. */
   async pruneBound(days: number): Promise<number> {
     const { rows } = await this.db().raw(
       `select coalesce(max(id), 0)::int as id from (
@@ -25,11 +15,6 @@ export class LedgerHistory {
     return Number(rows[0]?.id ?? 0)
   }
 
-  /**
-   * Deletes up to `limit` history rows with ids in (`after`, `bound`] of pay-ins that ended more
-   * than `days` days ago; returns how many, and the highest id it looked at (the next batch starts
-   * after it), or null when it looked at every row up to `bound`.
-   */
   async pruneEnded(days: number, after: number, bound: number, limit: number): Promise<{ deleted: number; next: number | null }> {
     const { rows } = await this.db().raw(
       `with looked as (

@@ -11,30 +11,20 @@ import { FLAG_KINDS_SQL, addFlag, changeDetails, effectOfMove, history, lockRow,
 import type { LedgerNotice, LedgerRow, RecordResult, StatusSource } from "./types"
 
 export type LedgerDeps = EffectDeps & {
-  /** Where the events of each write go, after its commit. */
   emit: LedgerEventSink
 }
 
-/**
- * The ledger: one row per pay-in and its status history. The one writer of a pay-in's status:
- * every change goes through the transition table (src/status.ts) under a row lock, leaves a
- * history row, and records in the same commit the Medusa effect it asks for (`effect_pending`),
- * so a crash between the status and its effect loses nothing: reconciliation finds the row.
- */
 export class Ledger {
-  /** The Medusa effect a status asks for: claimed by one runner at a time, settled or failed in one commit each. */
   readonly effects: LedgerEffects
 
   constructor(
     private readonly db: () => Db,
     private readonly deps: LedgerDeps
   ) {
-    // no ledger without somewhere for its events to go: a write never commits without them
     if (typeof deps?.emit !== "function") throw new TypeError("The ledger needs an event sink (deps.emit)")
     this.effects = new LedgerEffects(db, deps, (work) => this.commit(work))
   }
 
-  /** One write, one transaction; its events after the commit. */
   private commit<T extends Written>(work: (trx: Db) => Promise<T>): Promise<T> {
     return commitAndEmit(this.db, this.deps.emit, work)
   }
@@ -44,16 +34,12 @@ export class Ledger {
     return rows[0] ?? null
   }
 
-  /** The row of a Medusa payment session (session ids are unique in the store). */
   async findBy(column: "session_id", value: string): Promise<LedgerRow | null> {
     const { rows } = await this.db().raw(`select * from payin_transaction where ${column} = ? and deleted_at is null`, [value])
     return rows[0] ?? null
   }
 
-  /**
-   * The rows holding a service transaction id: one per merchant account at most (two accounts of
-   * two services may issue the same id; an id is unique per provider instance).
-   */
+  /** Several rows: a service id is unique per provider instance only, and two accounts may issue the same one. */
   async withServiceId(serviceId: string): Promise<LedgerRow[]> {
     const { rows } = await this.db().raw(
       "select * from payin_transaction where service_id = ? and deleted_at is null order by created_at, id",
@@ -62,7 +48,6 @@ export class Ledger {
     return rows
   }
 
-  /** The rows of these payment collections (newest first). */
   async ofCollections(collectionIds: string[]): Promise<LedgerRow[]> {
     if (!collectionIds.length) return []
     const { rows } = await this.db().raw(
@@ -73,10 +58,6 @@ export class Ledger {
     return rows
   }
 
-  /**
-   * Opens the row of a payment session before its pay-in is requested (checkout's hot path: one
-   * statement). Returns the existing row when the session already has one.
-   */
   async open(fields: {
     provider_id: string
     session_id: string
@@ -113,19 +94,11 @@ export class Ledger {
     return existing.rows[0]
   }
 
-  /**
-   * Records the service's answer to the creation request. Hot path: one statement that moves the
-   * row from a ledger-only status (as the transition table allows), with the status columns every
-   * move writes (statusColumns: paid_at, the effect it asks for), and writes the history row; only
-   * for a row never paid, captured or ended, and for an answer that asks for no money check
-   * (`closed` compares what arrived). Anything else, or a row something already moved (a webhook
-   * overtook the answer), takes the general path, in one commit with the expiry and assigned amount.
-   */
+  /** Checkout's hot path is one statement; `closed` (a money check) or a row a webhook already moved takes the general path. */
   async recordCreated(ledgerId: string, tx: Transaction, expiresAt: Date): Promise<void> {
     if (tx.status !== "closed") {
       const moved = await this.movedByCreation(ledgerId, tx, expiresAt)
       if (moved) {
-        // committed by its one statement: its events now (none for the usual `active`)
         await emitWritten(this.deps.emit, { row: moved, notices: [{ kind: "status", from: moved.from_status, to: tx.status }] })
         return
       }
@@ -140,7 +113,6 @@ export class Ledger {
     })
   }
 
-  /** The hot path of recordCreated: the moved row (with the status it left), or null when it did not apply. */
   private async movedByCreation(ledgerId: string, tx: Transaction, expiresAt: Date): Promise<(LedgerRow & { from_status: LedgerStatus }) | null> {
     // never paid, captured or ended (the where clause): the effect the move asks for is the table's for a fresh row
     const columns = statusColumns(tx.status, effectOfMove({ paid_at: null, captured_at: null, store_canceled_at: null }, tx.status))
@@ -183,7 +155,6 @@ export class Ledger {
     return result.rows[0] ?? null
   }
 
-  /** The request certainly created nothing (or created something refused): `failed` through the table. */
   async recordCreationFailure(ledgerId: string, message: string): Promise<void> {
     await this.commit(async (trx) => {
       const row = await lockRow(trx, ledgerId)
@@ -194,14 +165,6 @@ export class Ledger {
     })
   }
 
-  /**
-   * Applies what the service says about a pay-in to its row: the status moves only as the table
-   * allows; the service's data is kept only when the status moved or repeated (a refused or older
-   * status changes nothing); money received is compared with the assigned amount; a dispute after
-   * payment is flagged; the Medusa effect the new status asks for is recorded as pending. Its
-   * events (dispute moves, new flags) go out after the commit. `accepts(row)` decides whether the
-   * caller may touch this row at all (instances are accounts).
-   */
   async recordStatus(
     ledgerId: string,
     tx: Transaction,
@@ -231,7 +194,6 @@ export class Ledger {
     }
     const transition = nextStatus(current.status, tx.status, { paid: Boolean(current.paid_at) })
     const notices: LedgerNotice[] = []
-    // the service's data: kept when the status moved or repeated, in the statement that moves it
     const serviceFields = serviceColumns(current, tx)
     if (!transition.changed) {
       if (transition.reason !== "same") return { row: current, transition, notices }
@@ -261,7 +223,6 @@ export class Ledger {
     return { row: flagged ? await rowIn(trx, ledgerId) : row, transition, notices }
   }
 
-  /** Flags a pay-in for the merchant once (with a history note); payin.payment_flagged goes out when the flag is new. */
   async flag(ledgerId: string, flag: PayinFlag, details: Record<string, unknown>): Promise<boolean> {
     const { notices } = await this.commit(async (trx) => {
       const notices = await addFlag(trx, await lockRow(trx, ledgerId), flag, details)
@@ -270,7 +231,6 @@ export class Ledger {
     return notices.length > 0
   }
 
-  /** Links the row to its cart and order (first values win; an order id replaces none only); `via_pay_again`: made by pay again. */
   async link(ledgerId: string, ids: { order_id?: string | null; cart_id?: string | null; via_pay_again?: boolean }): Promise<void> {
     const [order, cart, again] = [ids.order_id ?? null, ids.cart_id ?? null, Boolean(ids.via_pay_again)]
     await this.db().raw(
@@ -280,16 +240,11 @@ export class Ledger {
     )
   }
 
-  /** Medusa deleted the session (the cart changed): a payment into this pay-in is stray money. */
   async markSessionDeleted(ledgerId: string): Promise<void> {
     await this.note(ledgerId, "session_deleted_at", "payment session deleted by Medusa")
   }
 
-  /**
-   * Medusa deleted payment session `sessionId`: recorded only while the pay-in is still attached
-   * to it (a pay-in re-attached to a newer session stays that session's, whichever of the two ran
-   * first; the row lock orders them).
-   */
+  /** Only while still attached to `sessionId`: a reattach to a newer session wins whichever ran first (the row lock orders them). */
   async markSessionDeletedIfCurrent(ledgerId: string, sessionId: string): Promise<boolean> {
     return this.db().transaction(async (trx) => {
       const row = await lockRow(trx, ledgerId)
@@ -301,13 +256,7 @@ export class Ledger {
     })
   }
 
-  /**
-   * Moves a live pay-in to the new payment session `to` (the money path finds its row by service
-   * id and by session id: a payment into it is then captured for `to`, not flagged stray) and
-   * clears `session_deleted_at` (Medusa deletes the old session while it creates the new one).
-   * Only when the row is still attached to the session it was read with (`from`) and
-   * `stillReusable` holds under the row lock; null otherwise.
-   */
+  /** Clears session_deleted_at: Medusa deletes the old session while it creates the new one. */
   async reattachSession(
     ledgerId: string,
     from: string | null,
@@ -327,11 +276,6 @@ export class Ledger {
     })
   }
 
-  /**
-   * Pay again's late payment: asks that paid, uncaptured pay-in `ledgerId` be attached to the next
-   * payment session Medusa creates on its collection (the provider takes the request there:
-   * reattachSession). Only while the run holding its effect (`fence`) still does.
-   */
   async requestReattach(ledgerId: string, fence: number): Promise<void> {
     const { rows } = await this.db().raw(
       `update payin_transaction set reattach_requested_at = now(), updated_at = now()
@@ -341,7 +285,6 @@ export class Ledger {
     if (!rows.length) throw new EffectFencedError(ledgerId, fence)
   }
 
-  /** The store ended the pay-in (its payment canceled in Medusa): a late payment is flagged, never attached. */
   async markEndedByStore(ledgerId: string, note: string, ids: { order_id?: string | null; cart_id?: string | null } = {}) {
     await this.link(ledgerId, ids)
     await this.note(ledgerId, "store_canceled_at", note)
@@ -358,10 +301,6 @@ export class Ledger {
     })
   }
 
-  /**
-   * A pay-in unknown to the store (no row of this instance): kept, flagged `unknown_payin` (with
-   * `details`, and its event), so it is not lost.
-   */
   async createUnknown(providerId: string, tx: Transaction, details: Record<string, unknown> = {}): Promise<LedgerRow> {
     const externalId = tx.extra?.externalTransactionId ?? null
     const flags = JSON.stringify({ unknown_payin: { at: new Date().toISOString(), external_id: externalId, ...details } })

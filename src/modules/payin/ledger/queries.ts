@@ -6,7 +6,6 @@ import { COUNT_CAP, SEARCH_EXACT_CAP } from "./limits"
 import { type Where, broadPage, probe } from "./search"
 
 
-/** Rows the export reads per statement (keyset batches). */
 export const EXPORT_BATCH = 1000
 
 export type LedgerFilters = {
@@ -16,38 +15,28 @@ export type LedgerFilters = {
   providerId?: string
   bank?: string
   method?: string
-  /** true: money arrived (paid_at); false: not yet or never. */
   paid?: boolean
-  /** Created at or after. */
   createdFrom?: Date
-  /** Created before. */
   createdBefore?: Date
   orderId?: string
   paymentCollectionIds?: string[]
   q?: string
   limit?: number
   offset?: number
-  /** Rows after this position (newest first); combine with offset 0. */
   cursor?: LedgerCursor | null
 }
 
 export type LedgerPage = {
   rows: LedgerRow[]
   count: number
-  /** `count` is an estimate: the planner's (about), or the cap when more than the cap matched (at least). */
   countIsEstimate: boolean
-  /** `count` is a lower bound: at least that many match. */
   countIsLowerBound: boolean
-  /** The position after the last row when there are more rows, else null. */
   nextCursor: LedgerCursor | null
 }
 
 export type ExportFilters = {
-  /** created: by created_at; closed: by paid_at (the first close), pay-ins never closed left out */
   by: "created" | "closed"
-  /** inclusive */
   from?: Date
-  /** exclusive */
   to?: Date
   status?: string[]
   flags?: string[]
@@ -55,7 +44,6 @@ export type ExportFilters = {
   providerId?: string
 }
 
-/** One pay-in as the accounting export reads it (amounts as the exact strings stored). */
 export type ExportRow = {
   id: string
   service_id: string | null
@@ -73,7 +61,6 @@ export type ExportRow = {
   captured: boolean
 }
 
-/** A broad search (more than SEARCH_EXACT_CAP matches in a column) pages by cursor only. */
 export class BroadSearchOffsetError extends Error {
   constructor() {
     super(`this search matches more than ${SEARCH_EXACT_CAP.toLocaleString("en")} pay-ins: page it with cursor (the next_cursor of the page before), not offset`)
@@ -81,11 +68,6 @@ export class BroadSearchOffsetError extends Error {
   }
 }
 
-/**
- * The WHERE clause of the admin's filters but the search; each condition matches an index (README
- * "Indexes"): flags through flag_kinds (GIN, and the flagged partial indexes). The search is
- * search.ts's.
- */
 export function ledgerWhere(filters: Omit<LedgerFilters, "limit" | "offset" | "cursor" | "q">): Where {
   const where: string[] = ["deleted_at is null"]
   const bindings: unknown[] = []
@@ -100,7 +82,6 @@ export function ledgerWhere(filters: Omit<LedgerFilters, "limit" | "offset" | "c
   if (filters.hasFlags) {
     where.push("flag_kinds is not null")
   }
-  // one condition per filter given, with its value bound
   const conditions: [unknown, string][] = [
     [filters.providerId, "provider_id = ?"],
     [filters.bank, "bank = ?"],
@@ -132,15 +113,9 @@ type CursorRow = Record<string, unknown> & { cursor_at?: unknown }
 const withoutCursor = (rows: CursorRow[]) => rows.map(({ cursor_at: _cursor, ...row }) => row as LedgerRow)
 const cursorOf = (row: CursorRow | undefined): LedgerCursor | null => (row ? { at: row.cursor_at as string, id: row.id as string } : null)
 
-/** Read-only views of the ledger for the admin (lists, one pay-in with its history and deliveries, the export). */
 export class LedgerQueries {
   constructor(private readonly db: () => Db) {}
 
-  /**
-   * The ledger, newest first (created_at, then id), filtered for the admin's transactions page:
-   * one page after `cursor` (keyset) or `offset`, and how many match (counted up to COUNT_CAP,
-   * estimated above it).
-   */
   async list(filters: LedgerFilters): Promise<LedgerPage> {
     if (filters.q) return this.search(filters, filters.q)
     const where = ledgerWhere(filters)
@@ -153,7 +128,6 @@ export class LedgerQueries {
     return { rows, ...(await this.count(where)), nextCursor }
   }
 
-  /** One page of the rows matching `where`, newest first, after the filters' cursor or offset. */
   private async page(where: Where, filters: LedgerFilters): Promise<{ rows: LedgerRow[]; more: boolean; nextCursor: LedgerCursor | null }> {
     const limit = filters.limit ?? 20
     const keyset = keysetOf(filters.cursor)
@@ -168,7 +142,6 @@ export class LedgerQueries {
     return { rows: withoutCursor(page), more, nextCursor: more ? cursorOf(page[page.length - 1]) : null }
   }
 
-  /** A list with a search (search.ts): exact when narrow, a window per request when broad. */
   private async search(filters: LedgerFilters, q: string): Promise<LedgerPage> {
     const where = ledgerWhere(filters)
     const found = await probe(this.db(), q)
@@ -182,8 +155,7 @@ export class LedgerQueries {
     }
     if (filters.offset) throw new BroadSearchOffsetError()
     const page = await broadPage(this.db(), q, where, keysetOf(filters.cursor), filters.limit ?? 20)
-    // PostgreSQL's estimate of a prefix match is no guide (see search.ts): the count is what is
-    // known for certain, more than the cap for the search alone, else the rows found so far
+    // PostgreSQL's estimate of a prefix match is no guide (search.ts): only what is known for certain
     const searchAlone = where.sql === ledgerWhere({}).sql
     return {
       rows: withoutCursor(page.rows),
@@ -194,17 +166,11 @@ export class LedgerQueries {
     }
   }
 
-  /** PostgreSQL's planner estimate of the rows matching `where`. */
   private async estimate(where: Where): Promise<number> {
     const plan = await this.db().raw(`explain (format json) select 1 from payin_transaction where ${where.sql}`, where.bindings)
     return planRows(plan.rows[0])
   }
 
-  /**
-   * How many rows match, without reading more than COUNT_CAP + 1 index entries: the planner's
-   * estimate when it expects more than the cap; else counted, up to the cap + 1 (more than the
-   * cap answers the cap as a lower bound).
-   */
   async count(where: Where): Promise<Pick<LedgerPage, "count" | "countIsEstimate" | "countIsLowerBound">> {
     const estimate = await this.estimate(where)
     if (estimate > COUNT_CAP) {
@@ -220,11 +186,6 @@ export class LedgerQueries {
       : { count, countIsEstimate: false, countIsLowerBound: false }
   }
 
-  /**
-   * The pay-ins of an export, oldest first by the chosen time, in keyset batches of `batchSize`
-   * (one statement each, through an index): the caller asks for the next batch when it has
-   * written the last one, so at most one batch is held at a time.
-   */
   async *exportBatches(filters: ExportFilters, batchSize = EXPORT_BATCH): AsyncGenerator<ExportRow[]> {
     const key = filters.by === "closed" ? "paid_at" : "created_at"
     const where = ledgerWhere({
@@ -265,7 +226,6 @@ export class LedgerQueries {
     }
   }
 
-  /** One ledger row with its status history and the webhook deliveries about it. */
   async detail(id: string): Promise<{ row: LedgerRow; history: any[]; webhooks: any[] } | null> {
     const found = await this.db().raw("select * from payin_transaction where id = ? and deleted_at is null", [id])
     const row = found.rows[0] as LedgerRow | undefined
@@ -290,14 +250,7 @@ export class LedgerQueries {
     return { row, history: history.rows, webhooks: webhooks.rows }
   }
 
-  // Reconciliation's selections (src/money-path/reconcile.ts): raw statements on partial indexes.
-
-  /**
-   * A page of the open pay-ins (creating, active, in a dispute) created before `olderThan`, by id
-   * after `afterId`: what reconciliation looks up. One statement on the partial index of open
-   * pay-ins (IDX_payin_transaction_open_id), never reading the closed ones, and no ORM entities
-   * (with 1,000,000 pay-ins: p50 1.7 ms per page of 200, against 24.6 ms through the ORM's list).
-   */
+  /** Raw SQL, not the ORM: at 1,000,000 pay-ins p50 1.7 ms per page of 200 against 24.6 ms through the ORM's list. */
   async openPage(olderThan: Date, afterId: string, limit: number, ids?: string[]): Promise<LedgerRow[]> {
     const { rows } = await this.db().raw(
       `select id, provider_id, service_id, session_id, status, fiat_amount, effect_pending from payin_transaction
@@ -309,12 +262,6 @@ export class LedgerQueries {
     return rows
   }
 
-  /**
-   * A page of the rows whose Medusa effect is pending and due (`next_effect_at` passed or none),
-   * by id after `afterId`, whatever their attempts: what reconciliation retries. One statement on
-   * the partial index of pending effects (IDX_payin_transaction_effect_due), rows still backing
-   * off skipped on the index.
-   */
   async dueEffects(limit: number, afterId = ""): Promise<LedgerRow[]> {
     const { rows } = await this.db().raw(
       `select * from payin_transaction
@@ -326,7 +273,6 @@ export class LedgerQueries {
     return rows
   }
 
-  /** Rows whose effect is pending with fewer than `maxAttempts` failed attempts, due or not (same index). */
   async pendingEffects(limit: number, maxAttempts: number, afterId = ""): Promise<LedgerRow[]> {
     const { rows } = await this.db().raw(
       `select * from payin_transaction
@@ -337,11 +283,7 @@ export class LedgerQueries {
     return rows
   }
 
-  /**
-   * How many pay-ins were asked for on a payment collection in the last `seconds` (every row,
-   * whatever became of it): the provider's cap on creations per cart counts here, so it holds
-   * across Medusa processes. On the payment_collection_id index.
-   */
+  /** Counted in the database so the provider's per-cart creation cap holds across Medusa processes. */
   async creationsSince(paymentCollectionId: string, seconds: number): Promise<number> {
     const { rows } = await this.db().raw(
       `select count(*)::int as n from payin_transaction
@@ -352,7 +294,6 @@ export class LedgerQueries {
   }
 }
 
-/** The top node's row estimate of an `explain (format json)` answer. */
 function planRows(row: Record<string, unknown>): number {
   const raw = row["QUERY PLAN"]
   const plan = (typeof raw === "string" ? JSON.parse(raw) : raw) as { Plan: { "Plan Rows": number } }[]

@@ -5,10 +5,6 @@ import { DISPUTE_STATUSES, type LedgerStatus, type PayinFlag, type StatusEffect,
 import type { Db } from "../db"
 import type { LedgerNotice, LedgerRow, StatusSource } from "./types"
 
-// Row-level statements of the ledger, run inside its transactions (the ledger is their only
-// caller; nothing outside ledger/ imports this file).
-
-/** Serialises writers of one row across processes (a PostgreSQL row lock until the commit). */
 export async function lockRow(trx: Db, ledgerId: string): Promise<LedgerRow> {
   const { rows } = await trx.raw("select * from payin_transaction where id = ? and deleted_at is null for update", [ledgerId])
   if (!rows[0]) {
@@ -17,13 +13,9 @@ export async function lockRow(trx: Db, ledgerId: string): Promise<LedgerRow> {
   return rows[0]
 }
 
-/**
- * SQL for `flag_kinds` from a `flags` object: its keys, sorted; null when there are none. Every
- * statement that writes `flags` writes `flag_kinds` with it (the admin's flag filters use it).
- */
+/** Written by every statement that writes `flags`: the admin's flag filters read flag_kinds. */
 export const FLAG_KINDS_SQL = (flags: string) => `(select array_agg(k order by k) from jsonb_object_keys(${flags}) as k)`
 
-/** Adds a flag once, with a history note; the notice to emit, or nothing when it was there. */
 export async function addFlag(trx: Db, row: LedgerRow, flag: PayinFlag, details: Record<string, unknown>): Promise<LedgerNotice[]> {
   // SET sees the row before the update: both columns are computed from the same old flags
   const flags = "coalesce(flags, '{}'::jsonb) || jsonb_build_object(?::text, ?::jsonb)"
@@ -39,7 +31,6 @@ export async function addFlag(trx: Db, row: LedgerRow, flag: PayinFlag, details:
   return [{ kind: "flag", flag, details }]
 }
 
-/** A history row: every status change and every store-side note leaves one. */
 export async function history(
   trx: Db,
   row: LedgerRow,
@@ -57,12 +48,7 @@ export async function history(
   )
 }
 
-/**
- * What of the service's answer explains a status change, as the history row keeps it (JSON, or
- * null): the amount when it is not the one the ledger held (the first one, a recalculation, what
- * arrived when it was not what was asked), and a dispute's amounts and check links. Never the whole
- * answer: the ledger row holds the latest one, and a copy per change cost 1 KB a row.
- */
+/** Never the whole answer: the ledger row holds the latest one, and a copy per change cost 1 KB a row. */
 export function changeDetails(row: Pick<LedgerRow, "fiat_amount">, to: LedgerStatus, tx: Transaction | null): string | null {
   if (!tx) return null
   const details: Record<string, string> = {}
@@ -76,14 +62,7 @@ export function changeDetails(row: Pick<LedgerRow, "fiat_amount">, to: LedgerSta
   return Object.keys(details).length ? JSON.stringify(details) : null
 }
 
-/**
- * The columns of a status write, shared by both status writes (moveStatus and the answer to the
- * creation request): the status, paid_at on `closed`, recalculated_at on `re_calculation`,
- * disputed_at on the first move into a dispute, and the
- * Medusa effect the new status asks for (pending, its attempts and backoff reset). The effect
- * columns are also written when an effect is settled or fails (effects.ts), and a pending order
- * cancel is cleared when the store ends a pay-in (Ledger.note).
- */
+/** Shared by both status moves (moveStatus, recordCreated's one statement) so they cannot drift. */
 export function statusColumns(to: LedgerStatus, effect: StatusEffect | null): { sql: string; bindings: unknown[] } {
   return {
     sql: `status = ?, status_changed_at = now(),
@@ -96,7 +75,6 @@ export function statusColumns(to: LedgerStatus, effect: StatusEffect | null): { 
   }
 }
 
-/** The columns of the service's answer kept on the row (the assigned amount only from the first answer seen, unless it already moved on). */
 export function serviceColumns(current: Pick<LedgerRow, "status">, tx: Transaction): { sql: string; bindings: unknown[] } {
   return {
     sql: `service_id = ?, service_data = ?::jsonb, fiat_amount = ?, fiat_currency = ?,
@@ -115,15 +93,10 @@ export function serviceColumns(current: Pick<LedgerRow, "status">, tx: Transacti
   }
 }
 
-/** The effect a move to `to` asks of a row in this state. */
 export function effectOfMove(row: Pick<LedgerRow, "paid_at" | "captured_at" | "store_canceled_at">, to: LedgerStatus): StatusEffect | null {
   return effectOf(to, { paid: Boolean(row.paid_at), captured: Boolean(row.captured_at), ended: Boolean(row.store_canceled_at) })
 }
 
-/**
- * A status move: only through the table, always with a history row and its pending effect. `also`:
- * more columns set by the same statement. The row as moved, or null when the table refuses the move.
- */
 export async function moveStatus(
   trx: Db,
   row: LedgerRow,
@@ -143,16 +116,10 @@ export async function moveStatus(
   return rows[0]
 }
 
-/** The first retry of a failed Medusa effect waits this long; each further failure doubles it … */
 export const EFFECT_RETRY_BASE_SECONDS = 30
-/** … up to this (an effect that keeps failing is retried hourly, for good). */
 export const EFFECT_RETRY_MAX_SECONDS = 3600
 
-/**
- * Seconds until the next attempt at an effect after its `attempts`-th failure: 30 s, 1, 2, 4 …
- * minutes, at most an hour, each with ±25 % jitter (failures of one outage are not retried in
- * one burst). Whatever runs effects (webhooks, lookups, the job) waits for it; "Reconcile now" does not.
- */
+/** ±25 % jitter: the failures of one outage are not retried in one burst. */
 export function effectRetryDelaySeconds(attempts: number, random: () => number = Math.random): number {
   const exponent = Math.min(Math.max(attempts, 1) - 1, 16)
   const base = Math.min(EFFECT_RETRY_MAX_SECONDS, EFFECT_RETRY_BASE_SECONDS * 2 ** exponent)
