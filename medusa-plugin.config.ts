@@ -134,7 +134,7 @@ export function withPayin<T extends ConfigInput>(
     }
   })
 
-  return next as unknown as T & PayinRegistered
+  return { ...config, plugins: next.plugins as PayinRegistered["plugins"], modules: next.modules as PayinRegistered["modules"] } as T & PayinRegistered
 }
 
 /** Adds or updates one module entry, whether the config lists modules as an array or an object. */

@@ -159,11 +159,11 @@ storeSpec({ key: KEY, events: true, beforeReset: resume }, (h) => {
       expect(await ledgerRow(ledgerId)).toMatchObject({ effect_pending: null, next_effect_at: null })
       expect((await order(orderId)).status).toBe("canceled")
     })
-    // Medusa never takes back a capture whose order transaction failed (its capture workflow has
-    // no compensation for it): a pay-in paid in full is captured by the one-step authorize, one
-    // paid in part by Medusa's capture workflow; either way the retry writes the transaction once.
+    // Medusa never takes back a capture whose order transaction failed: a pay-in paid in full is
+    // captured by authorizePaymentSessionForOrderWorkflow (the provider answers `captured`), one paid
+    // in part by Medusa's capture workflow; either way the retry writes the transaction once.
     it.each([
-      ["paid in full (the Payment made and captured in one Medusa transaction)", 1],
+      ["paid in full (Medusa's authorize for the order makes and captures the Payment)", 1],
       ["underpaid (Medusa's capture workflow)", 0.5],
     ])("%s, the order's transaction failing: the retry writes it once, and the order's paid total is right", async (_, share) => {
       const { ledgerId, orderId, session, payin: tx } = await placedOrder()

@@ -1,7 +1,8 @@
 import type { CaptureDTO, ModulesSdkTypes, PaymentSessionDTO } from "@medusajs/framework/types"
 import { type Decimal, add, parseDecimal, toPlain } from "../money"
 
-// names as in @medusajs/payment's PaymentModuleService constructor
+/** The cradle names, as in @medusajs/payment's PaymentModuleService constructor. */
+export const PAYMENT_CRADLE = { sessions: "paymentSessionService", captures: "captureService" } as const
 type SessionService = Pick<ModulesSdkTypes.IMedusaInternalService<PaymentSessionDTO>, "retrieve">
 type CaptureService = Pick<ModulesSdkTypes.IMedusaInternalService<CaptureDTO>, "retrieve" | "list">
 export type PaymentCradle = { paymentSessionService?: SessionService; captureService?: CaptureService }

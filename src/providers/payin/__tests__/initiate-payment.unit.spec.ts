@@ -2,6 +2,7 @@
 // on creations per payment collection, and the errors the shopper gets. The SQL of the ledger is
 // exercised end to end by integration-tests/http/store-abuse.spec.ts.
 import { MedusaError } from "@medusajs/framework/utils"
+import { PAYMENT_CRADLE } from "../../../medusa"
 import type { Transaction } from "../../../client/schemas"
 import { Ledger } from "../../../modules/payin/ledger/ledger"
 import { PayinProviderService } from "../service"
@@ -105,7 +106,7 @@ function setUp({ creationsBefore = 0, openFails = false } = {}) {
   const cradle = {
     payin,
     logger: { info: (m: string) => logged.push(m), warn: (m: string) => logged.push(m), error: (m: string) => logged.push(m) },
-    paymentSessionService: { retrieve: async (id: string) => ({ id, amount: 1790, currency_code: "rub", payment_collection_id: COLLECTION }) },
+    [PAYMENT_CRADLE.sessions]: { retrieve: async (id: string) => ({ id, amount: 1790, currency_code: "rub", payment_collection_id: COLLECTION }) },
     __pg_connection__: db,
   }
   const provider = new PayinProviderService(cradle, { id: "default", apiKey: KEY, baseUrl: "https://service.example" })
