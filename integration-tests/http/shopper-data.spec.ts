@@ -121,6 +121,25 @@ storeSpec({ key: KEY }, (h) => {
     expect(sandbox.transactions().filter((t) => t.extra?.externalTransactionId?.startsWith("payses_"))).toHaveLength(0)
   })
 
+  it("the provider's own keys of a pay-in of the same collection, as it wrote them, are left out; forged ones are refused", async () => {
+    const cartId = await shop.cart()
+    const first = await plain(() => shop.session(cartId, "pp_payin_default", { method: "card" }))
+    const collectionId = first.payment_collection_id
+    const own = Object.fromEntries(Object.entries(first.data as Record<string, unknown>).filter(([k]) => k !== "session_id"))
+    // Medusa's own re-creation of a session it deleted sends exactly this; a shopper may copy it: nothing changes
+    const again = await createSession(collectionId, own)
+    expect(again.status).toBe(200)
+    const session = again.data.payment_collection.payment_sessions.find((s: any) => s.provider_id === "pp_payin_default")
+    expect(session.data).toMatchObject({ payin_id: first.data.payin_id, payin_ledger_id: first.data.payin_ledger_id, session_id: session.id })
+    expect(sandbox.transactions()).toHaveLength(1)
+    // the same keys with any value changed, or naming another pay-in, are unknown keys
+    for (const forged of [{ payin_id: "forged" }, { payin_ledger_id: "payintx_forged" }, { amount: "1.00", payin_ledger_id: "payintx_forged" }]) {
+      const refused = await createSession(collectionId, { ...own, ...forged })
+      expect(refused.status).toBe(400)
+      expect(refused.data.message).toMatch(/^Unknown payment data field\(s\): .*payin_ledger_id/)
+    }
+  })
+
   it("session_id and payin_client sent by a shopper are written over by the server", async () => {
     const cartId = await shop.cart()
     const collectionId = await shop.paymentCollection(cartId)

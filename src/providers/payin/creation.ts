@@ -16,7 +16,7 @@ import {
   overCreationCap,
   reusableCandidates,
 } from "./session-reuse"
-import { CLIENT_CONTEXT_KEY } from "./storefront-data"
+import { CLIENT_CONTEXT_KEY, NO_PROVIDER_KEYS } from "./storefront-data"
 
 export type CreationContext = {
   payin: PayinModuleService
@@ -29,6 +29,7 @@ function storedSessionData(row: LedgerRow, sessionId: string, options: PayinProv
   const tx = TransactionSchema.parse(row.service_data)
   const expiresAt = row.expires_at instanceof Date ? row.expires_at.toISOString() : new Date(String(row.expires_at)).toISOString()
   return {
+    ...NO_PROVIDER_KEYS,
     ...toSessionData(tx, { id: row.id, method: row.method }, options.paymentWindowSeconds),
     payin_status: row.status,
     expires_at: expiresAt,

@@ -45,7 +45,7 @@ import {
   takeLatePayment,
 } from "./creation"
 import type { WantedPayin } from "./session-reuse"
-import { CLIENT_CONTEXT_KEY, parseStorefrontData } from "./storefront-data"
+import { CLIENT_CONTEXT_KEY, NO_PROVIDER_KEYS, PROVIDER_KEYS, clientContextOf, parseStorefrontData } from "./storefront-data"
 
 type Data = Record<string, unknown>
 
@@ -111,8 +111,8 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       throw new MedusaError(MedusaError.Types.INVALID_DATA, "A payment session id is required to create a pay-in")
     }
     const options = await this.settings()
-    const chosen = parseStorefrontData(data, options)
-    const collectionId = (await sessionOf(this.cradle_, sessionId))?.payment_collection_id ?? chosen.client.payment_collection_id ?? null
+    const collectionId = (await sessionOf(this.cradle_, sessionId))?.payment_collection_id ?? clientContextOf(data).payment_collection_id ?? null
+    const chosen = parseStorefrontData(data, options, { ownCopy: await this.isOwnCopy(data, collectionId) })
     const siblings = collectionId ? await this.payin.ledger.ofCollections([collectionId]) : []
     const { request, fiat, range, currency } = buildPayinRequest(input, chosen, options, sessionId)
     const asked = { providerId: this.providerId, collectionId, amount: fiat.decimal, currencyCode: input.currency_code.toLowerCase() }
@@ -183,7 +183,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       id: transaction.id,
       status: "pending",
       // Medusa stores { ...input.data, ...this }: undefined drops the client context; deletePayment reads session_id
-      data: { ...sessionData, session_id: sessionId, [CLIENT_CONTEXT_KEY]: undefined } as Data,
+      data: { ...NO_PROVIDER_KEYS, ...sessionData, session_id: sessionId, [CLIENT_CONTEXT_KEY]: undefined },
     }
   }
 
@@ -316,6 +316,13 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
     const ledgerId = typeof data.payin_ledger_id === "string" ? data.payin_ledger_id : undefined
     return ledgerId ? this.payin.ledger.get(ledgerId) : null
+  }
+
+  /** Whether `data` carries the provider's keys of a pay-in of this instance and payment collection, as it wrote them. */
+  private async isOwnCopy(data: Data, collectionId: string | null): Promise<boolean> {
+    if (!PROVIDER_KEYS.some((k) => data[k] !== undefined) || typeof data.payin_ledger_id !== "string" || !collectionId) return false
+    const row = await this.payin.ledger.get(data.payin_ledger_id)
+    return Boolean(row && row.provider_id === this.providerId && row.payment_collection_id === collectionId && row.service_id === data.payin_id)
   }
 
   private async askedSession(data: Data): Promise<AskedSession | null> {

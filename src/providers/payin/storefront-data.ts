@@ -31,13 +31,48 @@ export type StorefrontData = z.infer<typeof StorefrontDataSchema>
 /** Written over whatever was sent: session_id by Medusa, CLIENT_CONTEXT_KEY by the store middleware. */
 const SERVER_KEYS = new Set(["session_id", CLIENT_CONTEXT_KEY])
 
+/** What the provider writes into a session's data besides the storefront's keys (session-data.ts, answer.ts). */
+export const PROVIDER_KEYS = [
+  "payin_id",
+  "payin_ledger_id",
+  "payin_status",
+  "amount",
+  "currency",
+  "requisite",
+  "payment_page_url",
+  "created_at",
+  "expires_at",
+  "error_message",
+  "payin_canceled",
+  "payin_not_captured",
+  "payin_refunds",
+] as const
+
+/** Every provider key unset: an answer starts from it, so no key of the request survives it (Medusa keeps what is not answered). */
+export const NO_PROVIDER_KEYS: Record<string, undefined> = Object.fromEntries(PROVIDER_KEYS.map((k) => [k, undefined]))
+
 export type ParsedSessionInput = StorefrontData & { client: ClientContext }
 
-export function parseStorefrontData(data: Record<string, unknown> | undefined, options: PayinProviderOptions): ParsedSessionInput {
+export function clientContextOf(data: Record<string, unknown> | undefined): ClientContext {
+  const client = ClientContextSchema.safeParse(data?.[CLIENT_CONTEXT_KEY] ?? {})
+  return client.success ? client.data : {}
+}
+
+/**
+ * `ownCopy`: the data carries the provider's keys as the provider wrote them for a pay-in of this
+ * payment collection (Medusa re-creates a session it deleted from its stored data when the
+ * workflow that deleted it fails): they are left out, not refused; otherwise they are unknown keys.
+ */
+export function parseStorefrontData(
+  data: Record<string, unknown> | undefined,
+  options: PayinProviderOptions,
+  { ownCopy = false }: { ownCopy?: boolean } = {}
+): ParsedSessionInput {
   const storefront: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(data ?? {})) {
+    if (SERVER_KEYS.has(key) || (ownCopy && (PROVIDER_KEYS as readonly string[]).includes(key))) continue
     // an unknown key is refused whatever its value; a storefront key sent as null is left out
-    if (!SERVER_KEYS.has(key) && (value !== undefined && value !== null || !(key in StorefrontDataSchema.shape))) {
+    if (value !== undefined && value !== null || !(key in StorefrontDataSchema.shape)) {
       storefront[key] = value
     }
   }
@@ -64,8 +99,7 @@ export function parseStorefrontData(data: Record<string, unknown> | undefined, o
           (options.allowedRedirectOrigins.length ? ` (${options.allowedRedirectOrigins.join(", ")})` : " (none are configured)"), "payin_invalid_data")
     }
   }
-  const client = ClientContextSchema.safeParse(data?.[CLIENT_CONTEXT_KEY] ?? {})
-  return { ...value, client: client.success ? client.data : {} }
+  return { ...value, client: clientContextOf(data) }
 }
 
 export function isAllowedRedirect(url: string, allowedOrigins: string[]): boolean {

@@ -43,6 +43,14 @@ describe("parseStorefrontData", () => {
     }
   )
 
+  it("leaves out the provider's own keys only when the provider recognised its own copy", () => {
+    const copy = { payin_id: "svc_1", payin_ledger_id: "payintx_1", amount: "1790.00", requisite: {}, method: "card" }
+    expect(parseStorefrontData(copy, options, { ownCopy: true })).toEqual({ method: "card", client: {} })
+    expect(() => parseStorefrontData(copy, options)).toThrow(/Unknown payment data field\(s\): payin_id, payin_ledger_id, amount, requisite/)
+    // never a key that is neither the storefront's nor the provider's
+    expect(() => parseStorefrontData({ ...copy, apiKey: "x" }, options, { ownCopy: true })).toThrow(/Unknown payment data field\(s\): apiKey/)
+  })
+
   it("refuses methods and banks the merchant does not offer", () => {
     expect(() => parseStorefrontData({ method: "qr" }, options)).toThrow(/not offered/)
     expect(() => parseStorefrontData({ method: "cash" }, options)).toThrow(/method must be one of/)
