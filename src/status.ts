@@ -1,73 +1,47 @@
 /**
- * The pay-in status vocabulary: the one owner of every status rule of the plugin. Server, admin
- * and storefront kit import this file (published as `medusa-plugin-payin/status`); nobody
- * restates it. Plain string literals and no imports, so every bundle can take it as it is.
- *
- * - service statuses (the spec's States) and the ledger's own `creating` / `failed`;
- * - the transition table: the only moves a pay-in's status can make;
- * - the map to Medusa payment-session statuses;
- * - the shopper-facing states, which are final, which are open;
- * - the dispute set.
+ * The pay-in status vocabulary (published as `medusa-plugin-payin/status`): statuses, transitions,
+ * Medusa session statuses, shopper states, flags and the insights' funnel. No imports, so every
+ * bundle (server, admin, storefront kit) can take it; SQL that needs a rule is tested against it.
  */
 
-/** What the service says of a pay-in (spec: States). */
 export const SERVICE_STATUSES = ["active", "closed", "canceled", "dispute", "checking", "re_calculation"] as const
 export type ServiceStatus = (typeof SERVICE_STATUSES)[number]
 
-/**
- * Ledger-only: `creating` (the request is on its way, the answer not known yet) and `failed`
- * (the service certainly has no pay-in for this session).
- */
+/** `creating`: the request is on its way; `failed`: the service certainly has no pay-in for this session. */
 export const LEDGER_ONLY_STATUSES = ["creating", "failed"] as const
 export const LEDGER_STATUSES = [...LEDGER_ONLY_STATUSES, ...SERVICE_STATUSES] as const
 export type LedgerStatus = (typeof LEDGER_STATUSES)[number]
 
-/** The dispute set: a receipt was supplied, a party checks it, or the amount was recalculated. */
 export const DISPUTE_STATUSES = ["dispute", "checking", "re_calculation"] as const
 export type DisputeStatus = (typeof DISPUTE_STATUSES)[number]
 
-/** Ledger statuses in which the outcome is still open without the store doing anything. */
+/** The outcome is still open without the store doing anything (disputes included). */
 export const OPEN_STATUSES = ["creating", "active", ...DISPUTE_STATUSES] as const
 
 export function isDisputeStatus(value: unknown): value is DisputeStatus {
   return typeof value === "string" && (DISPUTE_STATUSES as readonly string[]).includes(value)
 }
 
-// ---------------------------------------------------------------------------------------------
-// Transitions
-// ---------------------------------------------------------------------------------------------
-
-/**
- * Allowed moves. The spec fixes creation → active, active → closed (paid) and active → canceled
- * (window ended) and says statuses need not only move forward; it does not show the dispute
- * moves, so any dispute status may follow a pay-in that is open, canceled or closed.
- */
+// The spec fixes active → closed and active → canceled and does not show the dispute moves: any
+// dispute status may follow an open, canceled or closed pay-in.
 const TRANSITIONS: { readonly [S in LedgerStatus]: readonly LedgerStatus[] } = {
-  // first answer from the service: whatever it says; or certainly nothing was created
   creating: [...SERVICE_STATUSES, "failed"],
-  // a lookup may find a pay-in the failed request did create after all
   failed: SERVICE_STATUSES,
   active: ["closed", "canceled", ...DISPUTE_STATUSES],
-  // the shopper paid after the window (closed), or disputes with a receipt
   canceled: ["closed", ...DISPUTE_STATUSES],
   dispute: ["checking", "re_calculation", "closed", "canceled"],
   checking: ["dispute", "re_calculation", "closed", "canceled"],
   re_calculation: ["dispute", "checking", "closed", "canceled"],
-  // the money arrived: a dispute may still follow, but never active or canceled again
   closed: DISPUTE_STATUSES,
 }
 
-/** Statuses a pay-in whose money arrived (it was `closed` once) never takes again. */
 const NEVER_AFTER_PAID: readonly LedgerStatus[] = ["creating", "failed", "active", "canceled"]
 
 export type TransitionResult =
   | { changed: true; from: LedgerStatus; to: LedgerStatus }
   | { changed: false; from: LedgerStatus; to: LedgerStatus; reason: "same" | "not_allowed" }
 
-/**
- * What applying `incoming` to a pay-in in `current` does. `paid`: the pay-in was closed once
- * (then it never returns to active or canceled, even through a dispute).
- */
+/** `paid`: the pay-in was closed once (then it never returns to active or canceled, even through a dispute). */
 export function nextStatus(current: LedgerStatus, incoming: LedgerStatus, { paid = false } = {}): TransitionResult {
   if (current === incoming) {
     return { changed: false, from: current, to: current, reason: "same" }
@@ -78,19 +52,12 @@ export function nextStatus(current: LedgerStatus, incoming: LedgerStatus, { paid
   return { changed: false, from: current, to: current, reason: "not_allowed" }
 }
 
-/** Statuses from which a move to `incoming` is allowed (e.g. the guard of a one-statement update). */
 export function statusesMovingTo(incoming: LedgerStatus, among: readonly LedgerStatus[] = LEDGER_STATUSES): LedgerStatus[] {
   return among.filter((s) => nextStatus(s, incoming).changed)
 }
 
-/** The Medusa effect a status asks for: capture the payment, or end the order placed for it. */
 export type StatusEffect = "capture" | "cancel_order"
 
-/**
- * What a move into `to` asks Medusa to do: `closed` asks for the capture (once: not again after a
- * dispute, or when it was captured already); `canceled` asks to end the order placed while
- * waiting (unless the store ended it already). Nothing for the other statuses.
- */
 export function effectOf(
   to: LedgerStatus,
   { paid = false, captured = false, ended = false }: { paid?: boolean; captured?: boolean; ended?: boolean } = {}
@@ -100,24 +67,12 @@ export function effectOf(
   return null
 }
 
-// ---------------------------------------------------------------------------------------------
-// Medusa payment-session statuses
-// ---------------------------------------------------------------------------------------------
-
-/** The Medusa payment-session statuses this plugin answers (string values of PaymentSessionStatus). */
+/** Values of Medusa's PaymentSessionStatus this plugin answers. */
 export type MedusaSessionStatus = "authorized" | "pending_authorization" | "canceled" | "error"
 
 /**
- * A ledger status as a Medusa payment-session status: money received is `authorized` (Medusa
- * creates the Payment; the money path then captures exactly what arrived); open statuses place the
- * order and wait for the payment (`pending_authorization`); `canceled` ends the session so the
- * shopper can start again; `failed` is an error. A pay-in that was paid stays `authorized` through
- * a later dispute.
- *
- * Never `captured` from here: Medusa answers that by capturing the whole session amount at once,
- * whatever amount comes later, so an underpaid pay-in would be booked as paid in full. (The
- * provider answers `captured` only to the money path's own authorize of a pay-in whose whole
- * session amount arrived: providers/payin/answer.ts, capturedAnswer.)
+ * Never `captured`: Medusa would capture the whole session amount, whatever arrived. The provider
+ * answers `captured` only when the ledger says all of it arrived (providers/payin/answer.ts).
  */
 export function sessionStatusOf(status: LedgerStatus, { paid = false } = {}): MedusaSessionStatus {
   if (status === "closed" || paid) return "authorized"
@@ -125,10 +80,6 @@ export function sessionStatusOf(status: LedgerStatus, { paid = false } = {}): Me
   if (status === "failed") return "error"
   return "pending_authorization"
 }
-
-// ---------------------------------------------------------------------------------------------
-// What the shopper is told
-// ---------------------------------------------------------------------------------------------
 
 /**
  * - `pending`: the pay-in is being created (the service's answer is not in yet)
@@ -143,20 +94,16 @@ export function sessionStatusOf(status: LedgerStatus, { paid = false } = {}): Me
 export const SHOPPER_STATES = ["pending", "awaiting_payment", "in_review", "paid", "expired", "canceled", "failed"] as const
 export type ShopperState = (typeof SHOPPER_STATES)[number]
 
-/** States after which nothing changes for the shopper: polling stops, requisites are hidden. */
+/** Polling stops, requisites are hidden. */
 export const FINAL_SHOPPER_STATES: readonly ShopperState[] = ["paid", "expired", "canceled", "failed"]
-/** States in which the shopper may still pay or the outcome is open: requisites are shown. */
+/** Requisites are shown. */
 export const OPEN_SHOPPER_STATES: readonly ShopperState[] = ["pending", "awaiting_payment", "in_review"]
 
 export function isFinalShopperState(state: ShopperState): boolean {
   return FINAL_SHOPPER_STATES.includes(state)
 }
 
-/**
- * The shopper's state of a pay-in. `status` is the ledger's (or the service's) status, null or
- * undefined while none is known; `paid`: it was closed once; `endedByStore`: the store ended it
- * (order canceled, session deleted) while the service may still hold it open.
- */
+/** `endedByStore`: the store ended it (order canceled, session deleted) while the service may still hold it open. */
 export function shopperStateOf(
   status: string | null | undefined,
   { paid = false, endedByStore = false }: { paid?: boolean; endedByStore?: boolean } = {}
@@ -168,13 +115,8 @@ export function shopperStateOf(
   if (status === "active") return endedByStore ? "canceled" : "awaiting_payment"
   if (status === "canceled") return "expired"
   if (status === "failed") return "failed"
-  // the dispute set, or a status this version does not know: open, under the service's review
   return "in_review"
 }
-
-// ---------------------------------------------------------------------------------------------
-// Flags: exceptions the merchant must look at (the ledger's `flags`)
-// ---------------------------------------------------------------------------------------------
 
 /**
  * - `late_payment`: paid after the store ended the pay-in (expired, order canceled)
@@ -205,3 +147,45 @@ export const PAYIN_FLAGS = [
   "paid_elsewhere",
 ] as const
 export type PayinFlag = (typeof PAYIN_FLAGS)[number]
+
+/**
+ * The funnel: every pay-in is in exactly one part, so the parts add up to the pay-ins created.
+ * - `paid`: the money arrived (`paid_at` set, which `closed` always has), whatever followed (a dispute)
+ * - `ended_unpaid`: canceled (the window ended, or the store ended it) with nothing paid
+ * - `open`: being created or awaiting payment, nothing paid
+ * - `disputed_unpaid`: in a dispute, check or recalculation, nothing paid
+ * - `failed`: could not be created
+ */
+export const FUNNEL_PARTS = ["paid", "ended_unpaid", "open", "disputed_unpaid", "failed"] as const
+export type FunnelPart = (typeof FUNNEL_PARTS)[number]
+
+const UNPAID_PART: { readonly [S in LedgerStatus]: FunnelPart } = {
+  creating: "open",
+  active: "open",
+  dispute: "disputed_unpaid",
+  checking: "disputed_unpaid",
+  re_calculation: "disputed_unpaid",
+  canceled: "ended_unpaid",
+  failed: "failed",
+  closed: "paid",
+}
+
+export function funnelPartOf(status: LedgerStatus, { paid = false } = {}): FunnelPart {
+  return paid ? "paid" : UNPAID_PART[status]
+}
+
+/** The statuses whose pay-ins with nothing paid are in `part` (none for `paid`: any status once paid). */
+export function statusesOfPart(part: Exclude<FunnelPart, "paid">): LedgerStatus[] {
+  return LEDGER_STATUSES.filter((s) => UNPAID_PART[s] === part)
+}
+
+/**
+ * The flags the insights count: a pay-in with any of a figure's flags counts for it; `amount` is
+ * the flag's detail the figure sums (written by money/received.ts), null: what arrived.
+ */
+export const INSIGHT_FLAGS = {
+  underpaid: { flags: ["underpayment"], amount: "missing_amount" },
+  overpaid: { flags: ["overpayment"], amount: "excess_amount" },
+  stray: { flags: ["stray_payment", "late_payment"], amount: null },
+} as const satisfies Record<string, { flags: readonly PayinFlag[]; amount: string | null }>
+export type InsightFlagFigure = keyof typeof INSIGHT_FLAGS

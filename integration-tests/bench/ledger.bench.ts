@@ -95,7 +95,7 @@ medusaIntegrationTestRunner({
       ).rows as { indexname: string; indexdef: string }[]
       for (const index of indexes) await knex.raw(`drop index "${index.indexname}"`)
       // the insights' rollups are rebuilt after the fill, timed (below), not row by row during it
-      await knex.raw("alter table payin_transaction disable trigger payin_rollup_insert_delete")
+      await knex.raw("alter table payin_transaction disable trigger payin_rollup_insert")
       await fillLedger(knex, { count: ROWS, tag: "b", providerId: FILL_PROVIDER, rareFlags: true }, (done) => {
         if (done % 200_000 === 0 || done === ROWS) console.log(`ledger bench: ${done.toLocaleString("en")} rows`)
       })
@@ -109,7 +109,7 @@ medusaIntegrationTestRunner({
       await knex.raw("vacuum analyze payin_transaction")
       await knex.raw(`vacuum analyze "order"`)
       // Insights: the rollups rebuilt from the filled ledger by the rebuild command's own steps
-      await knex.raw("alter table payin_transaction enable trigger payin_rollup_insert_delete")
+      await knex.raw("alter table payin_transaction enable trigger payin_rollup_insert")
       await payin.rollups.restart()
       const rebuildStarted = performance.now()
       while ((await payin.rollups.batch(5_000)) > 0);

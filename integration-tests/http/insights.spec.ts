@@ -1,9 +1,13 @@
-// Insights (issue 26): the daily rollups follow every ledger write (a trigger in the writing
-// transaction) and agree with a full scan of the ledger; GET /admin/payin/insights answers the
-// figures (JSON and CSV) that this spec computes independently from the ledger's rows; the
-// rebuild command goes on after a stop and prints its progress. Real Medusa, PostgreSQL, sandbox.
+// Insights (issues 26, 27): the daily rollups follow every ledger write (statement-level triggers
+// in the writing transaction) and agree with a full scan of the ledger; every pay-in is in one part
+// of the funnel (status.ts); GET /admin/payin/insights answers the figures (JSON and CSV) that this
+// spec computes from the ledger's rows with the TypeScript rule; the rebuild command goes on after
+// a stop, prints its progress, checks without holding writers and does nothing when up to date.
+// Real Medusa, PostgreSQL, sandbox.
 import rebuildInsights from "../../src/scripts/rebuild-insights"
-import type { Insights } from "../../src/modules/payin/insights/insights"
+import type { CohortCounts, Insights } from "../../src/modules/payin/insights/insights"
+import { cohortCountsOf } from "../../src/modules/payin/insights/rule"
+import { FUNNEL_PARTS, LEDGER_STATUSES, funnelPartOf } from "../../src/status"
 import { parseCsv } from "../support/csv"
 import { storeSpec } from "../support/harness"
 import { control, payinsOfSession } from "../support/sandbox"
@@ -17,6 +21,15 @@ storeSpec({ key: KEY, reloadSettings: true }, (h) => {
   const { api, getContainer, deliver, payin } = h
   const today = () => new Date().toISOString().slice(0, 10)
   const insights = async (query = ""): Promise<Insights> => (await api.get(`/admin/payin/insights?from=${today()}&to=${today()}${query}`, h.admin)).data
+  /** The funnel's parts: each pay-in is in one, so they add up to `created`. */
+  const sumOfParts = (totals: CohortCounts) => FUNNEL_PARTS.reduce((n, part) => n + totals[part], 0)
+  /** What the rows make with the TypeScript rule (status.ts), counter by counter. */
+  const countsOfRows = (rows: any[]) => {
+    const totals = cohortCountsOf({ status: "creating" })
+    for (const key of Object.keys(totals) as (keyof CohortCounts)[]) totals[key] = 0
+    for (const row of rows) for (const [key, n] of Object.entries(cohortCountsOf(row))) totals[key as keyof CohortCounts] += n
+    return totals
+  }
 
   /** A store day: paid, underpaid after a dispute, expired, a stray payment, pay again saved one. */
   async function storeDay() {
@@ -52,34 +65,17 @@ storeSpec({ key: KEY, reloadSettings: true }, (h) => {
   async function expectedFromRows() {
     const rows = (await h.ledger.rows({}, { take: 10_000 })) as any[]
     const num = (v: unknown) => Number(v ?? 0)
-    const count = (f: (r: any) => boolean) => rows.filter(f).length
     const paid = (r: any) => Boolean(r.paid_at)
     const flagged = (r: any, flag: string) => Boolean(r.flags?.[flag])
     const keys = (k: "bank" | "method") => [...new Set(rows.map((r) => r[k] ?? ""))]
     const conversion = (k: "bank" | "method") =>
       keys(k).map((key) => {
-        const of = rows.filter((r) => (r[k] ?? "") === key)
-        const offered = of.filter((r) => r.service_id).length
-        const p = of.filter(paid).length
-        return { key, offered, paid: p, ended_unpaid: of.filter((r) => !paid(r) && r.status === "canceled").length, conversion: offered ? p / offered : null }
+        const { offered, paid, ended_unpaid } = countsOfRows(rows.filter((r) => (r[k] ?? "") === key))
+        return { key, offered, paid, ended_unpaid, conversion: offered ? paid / offered : null }
       })
     const sum = (f: (r: any) => number) => rows.reduce((s, r) => s + f(r), 0)
     return {
-      totals: {
-        created: rows.length,
-        offered: count((r) => r.service_id),
-        failed: count((r) => r.status === "failed"),
-        paid: count(paid),
-        ended_unpaid: count((r) => !paid(r) && r.status === "canceled"),
-        open: count((r) => !paid(r) && ["creating", "active"].includes(r.status)),
-        disputed: count((r) => r.disputed_at),
-        underpaid: count((r) => flagged(r, "underpayment")),
-        overpaid: count((r) => flagged(r, "overpayment")),
-        stray: count((r) => flagged(r, "stray_payment") || flagged(r, "late_payment")),
-        pay_again_started: count((r) => r.pay_again_started),
-        pay_again_created: count((r) => r.via_pay_again),
-        pay_again_paid: count((r) => r.via_pay_again && paid(r)),
-      },
+      totals: countsOfRows(rows),
       received: sum((r) => (paid(r) ? num(r.fiat_amount) : 0)),
       underpaidAmount: sum((r) => num(r.flags?.underpayment?.missing_amount)),
       strayAmount: sum((r) => (flagged(r, "stray_payment") || flagged(r, "late_payment") ? num(r.fiat_amount) : 0)),
@@ -94,6 +90,7 @@ storeSpec({ key: KEY, reloadSettings: true }, (h) => {
     const expected = await expectedFromRows()
     const figures = await insights()
     expect(figures.totals).toEqual(expected.totals)
+    expect(sumOfParts(figures.totals)).toBe(figures.totals.created)
     // what this day had: every kind of outcome the page shows
     expect(figures.totals).toMatchObject({ paid: 4, underpaid: 1, disputed: 1, stray: 1, pay_again_started: 1, pay_again_created: 1, pay_again_paid: 1 })
     expect(figures.totals.ended_unpaid).toBeGreaterThanOrEqual(1)
@@ -144,6 +141,23 @@ storeSpec({ key: KEY, reloadSettings: true }, (h) => {
     expect(partial.totals.created).toBe(3)
     // a pay-in written while the rebuild runs is left to it (no double count)
     await h.placedOrder()
+    const first = await command(["batch=100", "check"])
+    expect(first).toMatch(/^payin insights: going on after 3 pay-ins\n/)
+    expect(first).toMatch(/payin insights: \d+ of \d+ pay-ins \(\d+\.\d%\), [\d,]+\/s, (about .+ left|time left unknown)\n/)
+    expect(first).toMatch(/payin insights: rebuilt \d+ pay-ins in \d+ s\n/)
+    expect(first).toMatch(/payin insights: the rollups agree with the ledger \(\d+ pay-ins\)\n$/)
+    const after = await insights()
+    expect(after.rebuild).toMatchObject({ pending: false })
+    expect(after.totals).toEqual({ ...before.totals, created: before.totals.created + 1, offered: before.totals.offered + 1, open: before.totals.open + 1 })
+    expect(await payin().rollups.check()).toMatchObject({ agree: true })
+
+    // run bare once more: up to date, nothing emptied or rebuilt
+    expect(await command([])).toMatch(/^payin insights: the rollups are up to date \(rebuilt .+\): nothing to do; restart rebuilds them from the ledger, check compares them with it\n$/)
+    expect(await insights()).toEqual(after)
+  })
+
+  /** The rebuild command's output. */
+  async function command(args: string[]): Promise<string> {
     const lines: string[] = []
     const write = process.stdout.write
     process.stdout.write = ((chunk: string, ...rest: unknown[]) => {
@@ -152,17 +166,183 @@ storeSpec({ key: KEY, reloadSettings: true }, (h) => {
       return true
     }) as typeof process.stdout.write
     try {
-      await rebuildInsights({ container: getContainer(), args: ["batch=100", "check"] })
+      await rebuildInsights({ container: getContainer(), args })
     } finally {
       process.stdout.write = write
     }
-    expect(lines.join("")).toMatch(/^payin insights: going on after 3 pay-ins\n/)
-    expect(lines.join("")).toMatch(/payin insights: \d+ of \d+ pay-ins \(\d+\.\d%\), [\d,]+\/s, (about .+ left|time left unknown)\n/)
-    expect(lines.join("")).toMatch(/payin insights: rebuilt \d+ pay-ins in \d+ s\n/)
-    expect(lines.join("")).toMatch(/payin insights: the rollups agree with the ledger \(\d+ pay-ins\)\n$/)
-    const after = await insights()
-    expect(after.rebuild).toMatchObject({ pending: false })
-    expect(after.totals).toEqual({ ...before.totals, created: before.totals.created + 1, offered: before.totals.offered + 1, open: before.totals.open + 1 })
+    return lines.join("")
+  }
+
+  it("every pay-in is in one part of the funnel: one in each status, created = the sum of the parts, and check agrees", async () => {
+    const { sandbox, shop } = h
+    // the clock ends every open window: the canceled one first
+    await h.placedOrder()
+    await control(sandbox, "POST", "/_sandbox/clock/advance", { seconds: 901 })
+    await deliver()
+    const moved = async (...steps: [string, Record<string, unknown>?][]) => {
+      const { payin: tx } = await h.placedOrder()
+      for (const [action, body] of steps) await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/${action}`, body)
+    }
+    await moved() // active
+    await moved(["dispute"]) // a shopper disputes before paying
+    await moved(["dispute"], ["checking"])
+    await moved(["dispute"], ["recalculate", { fiatAmount: "1000.00" }])
+    await moved(["pay"])
+    await moved(["pay"], ["dispute"])
+    await deliver()
+    // failed: the service refused the store's credentials
+    sandbox.updateMerchant({ apiKey: "rotated-key-000000000" })
+    expect((await shop.sessionError(await shop.cart(), "pp_payin_default")).status).toBe(400)
+    sandbox.updateMerchant({ apiKey: KEY })
+    // creating: the ledger's first write, before the service answered
+    await h.sql(
+      `insert into payin_transaction (id, provider_id, session_id, status, amount, raw_amount, currency_code)
+       values ('payintx_creating', 'pp_payin_default', 'payses_creating', 'creating', 1790, '{"value":"1790","precision":20}', 'rub')`
+    )
+
+    const rows = (await h.ledger.rows({}, { take: 100 })) as any[]
+    const statuses = rows.map((r) => `${r.status}${r.paid_at ? " (paid)" : ""}`).sort()
+    expect(statuses).toEqual(["active", "canceled", "checking", "closed (paid)", "creating", "dispute", "dispute (paid)", "failed", "re_calculation"])
+    const { totals } = await insights()
+    expect(totals).toMatchObject({ created: 9, paid: 2, ended_unpaid: 1, open: 2, disputed_unpaid: 3, failed: 1, disputed: 4 })
+    expect(sumOfParts(totals)).toBe(totals.created)
+    expect(totals).toEqual(countsOfRows(rows))
+    expect(await payin().rollups.check()).toEqual({ agree: true, differences: 0, rows: 9 })
+    // the SQL of the part is status.ts's, for every status paid or not
+    const { rows: parts } = await h.sql(
+      `select s as status, p as paid, payin_rollup_part(s, p) as part from unnest(?::text[]) s cross join (values (false), (true)) v(p)`,
+      [[...LEDGER_STATUSES]]
+    )
+    expect(parts).toHaveLength(LEDGER_STATUSES.length * 2)
+    for (const { status, paid, part } of parts) expect([status, paid, part]).toEqual([status, paid, funnelPartOf(status, { paid })])
+  })
+
+  it("pay again counts the pay-in that paid the order: a late payment into the first, not a stray one into the new details", async () => {
+    const { sandbox, shop } = h
+    await api.post("/admin/payin/settings/default", { payAgain: { enabled: true, graceHours: 2 } }, h.admin)
+    const { orderId, payin: first } = await h.placedOrder()
+    await control(sandbox, "POST", "/_sandbox/clock/advance", { seconds: 901 })
+    await deliver()
+    expect((await shop.payAgain({ order_id: orderId })).status).toBe(200)
+    const second = (await h.ledger.rows({ order_id: orderId })).find((r: any) => r.service_id !== first.id)
+    expect((await insights()).pay_again).toEqual({ started: 1, created: 1, paid: 0, saved_share: 0 })
+    // the shopper pays the first details after all: the service reports a dispute that closes; taken for the order
+    await control(sandbox, "POST", `/_sandbox/transactions/${first.id}/dispute`)
+    await control(sandbox, "POST", `/_sandbox/transactions/${first.id}/close`)
+    await deliver()
+    expect((await h.ledger.row({ service_id: first.id })).captured_at).not.toBeNull()
+    expect((await insights()).pay_again).toEqual({ started: 1, created: 1, paid: 1, saved_share: 1 })
+    // then the new details too: money into a paid order, booked nowhere, counted as stray, not as paid by pay again
+    await control(sandbox, "POST", `/_sandbox/transactions/${second.service_id}/pay`)
+    await deliver()
+    const stray = await h.ledger.row({ id: second.id })
+    expect(stray).toMatchObject({ via_pay_again: true, captured_at: null })
+    expect(stray.paid_at).not.toBeNull()
+    const figures = await insights()
+    expect(figures.pay_again).toEqual({ started: 1, created: 1, paid: 1, saved_share: 1 })
+    expect(figures.totals.stray).toBe(1)
+    expect(figures.totals).toEqual(countsOfRows(await h.ledger.rows({}, { take: 100 })))
     expect(await payin().rollups.check()).toMatchObject({ agree: true })
+  })
+
+  it("a change of any column the rule reads recounts the pay-in, and statements of many rows count once per key", async () => {
+    const { sql } = h
+    const period = async () => {
+      const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
+      return (await api.get(`/admin/payin/insights?from=${day(-2)}&to=${day(1)}`, h.admin)).data as Insights
+    }
+    const agrees = async (what: string) => {
+      const rows = (await sql("select * from payin_transaction where deleted_at is null")).rows
+      expect([what, (await period()).totals]).toEqual([what, countsOfRows(rows)])
+      expect([what, await payin().rollups.check()]).toEqual([what, expect.objectContaining({ agree: true, differences: 0 })])
+    }
+    // one statement, six pay-ins of one key
+    await sql(
+      `insert into payin_transaction (id, provider_id, session_id, service_id, status, amount, raw_amount, currency_code, fiat_amount,
+         bank, method, flags, paid_at, captured_at, pay_again_until, disputed_at, created_at)
+       select 'payintx_c' || i, 'pp_payin_default', 'payses_c' || i, 'svc-c' || i,
+         (array['closed', 'closed', 'canceled', 'active', 'dispute', 'closed'])[i], 1790, '{"value":"1790","precision":20}', 'rub', '1790.00',
+         'VTB', 'card', case when i = 1 then '{"underpayment":{"missing_amount":"10.00"}}'::jsonb end,
+         case when i in (1, 2, 6) then now() end, case when i = 1 then now() end,
+         case when i = 3 then now() + interval '1 hour' end, case when i = 5 then now() end, now() - interval '1 minute'
+       from generate_series(1, 6) i`
+    )
+    await agrees("inserted")
+    // each column the triggers compare, changed alone on one pay-in
+    const changes: [string, string, number][] = [
+      ["flags", `flags = jsonb_set(flags, '{underpayment,missing_amount}', '"25.00"')`, 1], // the amount only: flag_kinds unchanged
+      ["captured_at", "captured_at = now()", 2],
+      ["pay_again_until", "pay_again_until = now()", 1],
+      ["via_pay_again", "via_pay_again = true", 6],
+      ["pay_again_started", "pay_again_started = true", 3],
+      ["status", "status = 'canceled'", 4],
+      ["paid_at", "paid_at = now() + interval '2 hours'", 3],
+      ["fiat_amount", "fiat_amount = '1700.00'", 2],
+      ["service_id", "service_id = null", 4],
+      ["disputed_at", "disputed_at = now()", 6],
+      ["bank", "bank = 'Sberbank'", 2],
+      ["method", "method = 'qr'", 2],
+      ["currency_code", "currency_code = 'kzt'", 6],
+      ["provider_id", "provider_id = 'pp_payin_other'", 6],
+      ["created_at", "created_at = created_at - interval '1 day'", 5],
+      ["deleted_at", "deleted_at = now()", 4],
+    ]
+    for (const [column, set, i] of changes) {
+      await sql(`update payin_transaction set ${set} where id = 'payintx_c${i}'`)
+      await agrees(column)
+    }
+    // many rows in one statement: an update of every row, one that changes nothing read, a delete
+    await sql("update payin_transaction set fiat_amount = '1600.00', method = 'account'")
+    await agrees("update of every row")
+    const before = (await sql("select * from payin_rollup_day order by day, provider_id, currency_code, bank, method")).rows
+    await sql("update payin_transaction set effect_fence = effect_fence + 1")
+    expect((await sql("select * from payin_rollup_day order by day, provider_id, currency_code, bank, method")).rows).toEqual(before)
+    await sql("delete from payin_transaction where id in ('payintx_c1', 'payintx_c2', 'payintx_c3')")
+    await agrees("delete")
+    // while a rebuild runs, a statement over rows on both sides of its position counts only those before it
+    await payin().rollups.restart()
+    expect(await payin().rollups.batch(2)).toBe(2)
+    await sql("update payin_transaction set status = 'closed', paid_at = coalesce(paid_at, now())")
+    await sql(`insert into payin_transaction (id, provider_id, status, amount, raw_amount, currency_code)
+      select 'payintx_' || x, 'pp_payin_default', 'creating', 1, '{"value":"1","precision":20}', 'rub' from unnest(array['a0', 'zz']) x`)
+    while ((await payin().rollups.batch(2)) > 0);
+    await agrees("rebuilt")
+  })
+
+  it("check reads one snapshot without waiting for writers; a rebuild batch gives up on a busy ledger instead of hanging", async () => {
+    await h.placedOrder()
+    await h.placedOrder()
+    await payin().rollups.restart()
+    expect(await payin().rollups.batch(100)).toBe(2)
+    await payin().rollups.restart()
+    expect(await payin().rollups.batch(1)).toBe(1)
+    // a writer in flight: its pay-in and the rollup row it counted for, uncommitted
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let wrote!: () => void
+    const written = new Promise<void>((resolve) => (wrote = resolve))
+    const writer = h.knex().transaction(async (trx: any) => {
+      await trx.raw(`insert into payin_transaction (id, provider_id, status, amount, raw_amount, currency_code)
+        values ('payintx_0writer', 'pp_payin_default', 'creating', 1, '{"value":"1","precision":20}', 'rub')`)
+      wrote()
+      await released
+    })
+    await written
+    try {
+      // a guard against a hang, not a measure: the check must not wait for the writer at all
+      let guard: NodeJS.Timeout | undefined
+      const waited = new Promise<never>((_, reject) => (guard = setTimeout(() => reject(new Error("check waited for a writer")), 60_000)))
+      const check = await Promise.race([payin().rollups.check(), waited]).finally(() => clearTimeout(guard))
+      // the rebuild's position is the first pay-in: the check compares what it rolled up so far
+      expect(check).toEqual({ agree: true, differences: 0, rows: 1 })
+      await expect(payin().rollups.batch(100, { lockTimeoutMs: 200 })).rejects.toMatchObject({ name: "RollupLockTimeoutError" })
+      expect((await insights()).rebuild).toMatchObject({ pending: true, done: 1 })
+    } finally {
+      release()
+      await writer
+    }
+    while ((await payin().rollups.batch(100)) > 0);
+    expect(await payin().rollups.check()).toEqual({ agree: true, differences: 0, rows: 3 })
+    expect((await insights()).totals.created).toBe(3)
   })
 })

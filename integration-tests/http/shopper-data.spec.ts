@@ -48,7 +48,7 @@ storeSpec({ key: KEY }, (h) => {
       throw new Error(`${error.config?.method} ${error.config?.url}: ${error.response?.status} ${JSON.stringify(error.response?.data)}`)
     })
   const setQuantity = async (cartId: string, quantity: number) => {
-    const { data } = await plain(() => api.get(`/store/carts/${cartId}`, shop.headers))
+    const { data } = await plain<{ data: any }>(() => api.get(`/store/carts/${cartId}`, shop.headers))
     await plain(() => api.post(`/store/carts/${cartId}/line-items/${data.cart.items[0].id}`, { quantity }, shop.headers))
   }
   const createSession = async (collectionId: string, data: Record<string, unknown>) => {

@@ -14,7 +14,7 @@
 //   amounts       numeric with 2 decimals; the service's crypto amount, rate and fee as digit strings
 //   requisite     a card number (2200 + 12 pseudo-random digits); every third an SBP phone number
 //   bank, method  one of 8 banks by i % 8, one of 4 methods by (i / 7) % 4 (32 pairs, as a store's
-//                 insights would have them); disputed_at on the disputed ones
+//                 insights would have them), or the fill's own `bank` and `method`; disputed_at on the disputed ones
 export type LedgerFill = {
   /** rows to add */
   count: number
@@ -25,8 +25,13 @@ export type LedgerFill = {
   spacingSeconds?: number
   sameTimeEvery?: number
   rareFlags?: boolean
+  /** one bank and method for every row (with spacingSeconds 0: one rollup key, as a bulk import of one day would be) */
+  bank?: string
+  method?: string
   /** rows per INSERT statement */
   chunk?: number
+  /** a table shaped like payin_transaction to fill instead (e.g. a staging copy) */
+  into?: string
 }
 
 type Knex = { raw(sql: string, bindings?: any): Promise<{ rows: any[] }> }
@@ -60,8 +65,12 @@ export async function fillLedger(knex: Knex, fill: LedgerFill, progress?: (done:
     spacing: fill.spacingSeconds ?? 31,
     same: fill.sameTimeEvery ?? 0,
     rare: fill.rareFlags ?? false,
+    bank: fill.bank ?? null,
+    method: fill.method ?? null,
   }
-  await fillInChunks(knex, FILL_SQL, fill, values, progress)
+  const into = fill.into ?? "payin_transaction"
+  if (!/^[a-z_]{1,63}$/.test(into)) throw new Error("into: a table name")
+  await fillInChunks(knex, FILL_SQL.replace("insert into payin_transaction (", `insert into ${into} (`), fill, values, progress)
 }
 
 // knex named bindings (:name) keep the statement readable; every value is bound, none interpolated.
@@ -109,7 +118,8 @@ select
   id, :provider::text, session_id, service_id, status, amount,
   jsonb_build_object('value', amount::text, 'precision', 20), 'rub',
   (case when status = 'closed' then received else amount end)::text, amount::text, 'RUB',
-  (array['card', 'phone_number', 'qr', 'account'])[1 + (i / 7) % 4], (array['Sberbank', 'Tinkoff', 'VTB', 'Alfa-Bank', 'Raiffeisen', 'Gazprombank', 'Otkritie', 'Sovcombank'])[1 + i % 8],
+  coalesce(:method::text, (array['card', 'phone_number', 'qr', 'account'])[1 + (i / 7) % 4]),
+  coalesce(:bank::text, (array['Sberbank', 'Tinkoff', 'VTB', 'Alfa-Bank', 'Raiffeisen', 'Gazprombank', 'Otkritie', 'Sovcombank'])[1 + i % 8]),
   jsonb_build_object('id', 'req-' || (i % 997), 'bank', 'Sberbank', 'ownerName', 'Ivan Petrov', 'requisites', requisites,
     'sbpNumber', case when i % 3 = 0 then sbp end, 'fiatCurrency', 'RUB'),
   'https://pay.example.test/p/' || service_id, collection_id, cart_id,

@@ -3,13 +3,19 @@ import {
   DISPUTE_STATUSES,
   effectOf,
   FINAL_SHOPPER_STATES,
+  FUNNEL_PARTS,
+  funnelPartOf,
+  INSIGHT_FLAGS,
   LEDGER_STATUSES,
+  OPEN_STATUSES,
+  PAYIN_FLAGS,
   SERVICE_STATUSES,
   ServiceStatus,
   nextStatus,
   sessionStatusOf,
   shopperStateOf,
   statusesMovingTo,
+  statusesOfPart,
 } from "../status"
 
 describe("nextStatus", () => {
@@ -116,5 +122,38 @@ describe("effectOf", () => {
     expect(effectOf("canceled")).toBe("cancel_order")
     expect(effectOf("canceled", { ended: true })).toBeNull()
     for (const s of ["active", "dispute", "checking", "re_calculation", "failed"] as const) expect(effectOf(s)).toBeNull()
+  })
+})
+
+describe("funnelPartOf", () => {
+  it("puts every pay-in in exactly one part of the funnel, for every status, paid or not", () => {
+    // prettier-ignore
+    const table: Record<(typeof LEDGER_STATUSES)[number], [unpaid: string, paid: string]> = {
+      creating:       ["open",            "paid"],
+      active:         ["open",            "paid"],
+      dispute:        ["disputed_unpaid", "paid"],
+      checking:       ["disputed_unpaid", "paid"],
+      re_calculation: ["disputed_unpaid", "paid"],
+      canceled:       ["ended_unpaid",    "paid"],
+      failed:         ["failed",          "paid"],
+      closed:         ["paid",            "paid"],
+    }
+    for (const status of LEDGER_STATUSES) {
+      const got = [funnelPartOf(status), funnelPartOf(status, { paid: true })]
+      expect([status, got]).toEqual([status, table[status]])
+      for (const part of got) expect(FUNNEL_PARTS).toContain(part)
+    }
+  })
+
+  it("agrees with the dispute and open sets: a dispute with nothing paid is a part of its own, not uncounted", () => {
+    expect(statusesOfPart("disputed_unpaid")).toEqual([...DISPUTE_STATUSES])
+    expect(statusesOfPart("open")).toEqual(["creating", "active"])
+    expect([...statusesOfPart("open"), ...statusesOfPart("disputed_unpaid")].sort()).toEqual([...OPEN_STATUSES].sort())
+    expect(statusesOfPart("ended_unpaid")).toEqual(["canceled"])
+    expect(statusesOfPart("failed")).toEqual(["failed"])
+  })
+
+  it("counts flags the vocabulary has", () => {
+    for (const { flags } of Object.values(INSIGHT_FLAGS)) for (const flag of flags) expect(PAYIN_FLAGS).toContain(flag)
   })
 })

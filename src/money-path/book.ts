@@ -5,8 +5,11 @@ import { gt, remainingToCapture } from "../money"
 import { type SessionInfo, capturedOf } from "./medusa"
 import { recordOrderCapturesWorkflow } from "./record-order-captures"
 
-/** A session created after its order was placed (pay again) is still `pending`: marked awaiting authorization first, as completion does. */
-export async function authorizeForOrder(container: MedusaContainer, session: SessionInfo, rest: string): Promise<void> {
+/**
+ * A session created after its order was placed (pay again) is still `pending`: marked awaiting
+ * authorization first, as completion does. What Medusa captured of the Payment.
+ */
+export async function authorizeForOrder(container: MedusaContainer, session: SessionInfo, rest: string): Promise<string> {
   if (session.status === "pending") {
     await container.resolve(Modules.PAYMENT).updatePaymentSession({
       id: session.id,
@@ -19,11 +22,13 @@ export async function authorizeForOrder(container: MedusaContainer, session: Ses
   const { result: payment } = await authorizePaymentSessionForOrderWorkflow(container).run({ input: { payment_session_id: session.id } })
   if (!payment) throw new Error(`Medusa left payment session ${session.id} awaiting its authorization`)
   const left = remainingToCapture(rest, capturedOf(payment))
-  if (gt(left, 0)) await captureRest(container, payment.id, left)
+  return gt(left, 0) ? captureRest(container, payment.id, left) : capturedOf(payment)
 }
 
-export async function captureRest(container: MedusaContainer, paymentId: string, rest: string): Promise<void> {
-  await capturePaymentWorkflow(container).run({ input: { payment_id: paymentId, amount: rest } })
+/** What Medusa captured of the Payment, `rest` included. */
+export async function captureRest(container: MedusaContainer, paymentId: string, rest: string): Promise<string> {
+  const { result } = await capturePaymentWorkflow(container).run({ input: { payment_id: paymentId, amount: rest } })
+  return capturedOf(result)
 }
 
 export async function completeCart(container: MedusaContainer, sessionId: string, rest: string): Promise<void> {

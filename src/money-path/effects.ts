@@ -133,21 +133,25 @@ async function book(
 ): Promise<void> {
   await payin.faultPoints("capture", row.id)
   await run.guard()
+  let booked: { orderId: string | null; captured: string; sessionGone: boolean }
   if (step.kind === "authorize") {
-    await authorizeForOrder(container, session, step.rest)
+    booked = { orderId: session.orderId, captured: await authorizeForOrder(container, session, step.rest), sessionGone: false }
   } else if (step.kind === "capture") {
-    if (step.rest !== "0") await captureRest(container, session.paymentId!, step.rest)
+    const captured = step.rest !== "0" ? await captureRest(container, session.paymentId!, step.rest) : session.capturedAmount
     await run.guard()
     await recordOrderCaptures(container, session.orderId!, session.paymentId!)
-  } else if (step.rest !== "0") {
-    await completeCart(container, session.id, step.rest)
+    booked = { orderId: session.orderId, captured, sessionGone: false }
+  } else {
+    if (step.rest !== "0") await completeCart(container, session.id, step.rest)
+    // completion may have failed and replaced the session (its Payment outlives it)
+    const after = await loadSession(container, session.id)
+    booked = {
+      orderId: after?.orderId ?? (await orderOfCart(container, session.cartId)),
+      captured: after ? after.capturedAmount : await capturedOfSessionPayment(container, session.id),
+      sessionGone: !after,
+    }
   }
-  const after = await loadSession(container, session.id)
-  const outcome = decideBooked(step.amount, {
-    orderId: after?.orderId ?? (await orderOfCart(container, session.cartId)),
-    captured: after ? after.capturedAmount : await capturedOfSessionPayment(container, session.id),
-    sessionGone: !after,
-  })
+  const outcome = decideBooked(step.amount, booked)
   if (outcome.kind === "short") throw new Error(`${outcome.message} for session ${session.id}`)
   if (outcome.kind === "captured") {
     effects.push("captured")

@@ -3,7 +3,7 @@
 import { Heading, Table } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
 import { Link } from "react-router-dom"
-import type { Insights } from "../../lib/api"
+import type { Insights } from "../../lib/insights-api"
 import { type Period, formatShare, listLink } from "./links"
 
 export function Breakdown({ rows, by, period }: { rows: Insights["by_bank"]; by: "bank" | "method"; period: Period }) {

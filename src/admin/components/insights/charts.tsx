@@ -1,10 +1,8 @@
-// The insights' two charts, drawn with uPlot (README "Insights": small, fast, canvas). The library
-// is imported only when a chart is drawn (a dynamic import the store's admin build puts in a chunk
-// of its own): the rest of the admin never downloads it.
+// uPlot is imported only when a chart is drawn (a chunk of its own): the rest of the admin never downloads it.
 import { useEffect, useRef } from "react"
 import { useTranslation } from "react-i18next"
 import type uPlot from "uplot"
-import type { Insights } from "../../lib/api"
+import type { Insights } from "../../lib/insights-api"
 
 const DAY = 86_400
 /** What both charts share: the size, no legend (the caption says it), no cursor. */

@@ -1,10 +1,11 @@
-// The insights' figures as tiles: the funnel, the exceptions with their sums, time to pay and
-// pay again. Each tile links to the transactions list behind it.
+// The insights' figures as tiles: the funnel (its parts add up to the pay-ins created), the
+// exceptions with their sums, time to pay and pay again. Each tile links to the transactions list
+// behind it, where the list can filter on it.
 import { Heading, Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
 import { Link } from "react-router-dom"
 import { formatAmountWithCode } from "../../../money/display"
-import type { Insights } from "../../lib/api"
+import type { Insights } from "../../lib/insights-api"
 import { type Period, figureLink, formatSeconds, formatShare } from "./links"
 
 function Tile({ id, label, value, detail, to }: { id: string; label: string; value: string; detail?: string; to?: string | null }) {
@@ -33,14 +34,15 @@ export function InsightFigures({ figures, period }: { figures: Insights; period:
   return (
     <div className="flex flex-col gap-4 px-6 py-4">
       <div className="grid grid-cols-2 gap-3 md:grid-cols-6" data-testid="payin-insights-funnel">
-        {tile("created")}
-        {tile("offered")}
+        {tile("created", t("payin.insights.createdHint"))}
         {tile("paid", amounts(figures, "paid"))}
         {tile("ended_unpaid")}
+        {tile("open")}
+        {tile("disputed_unpaid")}
         {tile("failed")}
-        {tile("disputed")}
       </div>
-      <div className="grid grid-cols-2 gap-3 md:grid-cols-6">
+      <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
+        {tile("offered")}
         <Tile id="conversion" label={t("payin.insights.conversion")} value={formatShare(figures.conversion, i18n.language)} detail={t("payin.insights.conversionHint")} />
         <Tile
           id="time-to-pay"
@@ -52,6 +54,7 @@ export function InsightFigures({ figures, period }: { figures: Insights; period:
         {tile("underpaid", amounts(figures, "underpaid"))}
         {tile("overpaid", amounts(figures, "overpaid"))}
         {tile("stray", amounts(figures, "stray"))}
+        {tile("disputed")}
         <Tile
           id="pay-again"
           label={t("payin.insights.payAgain")}

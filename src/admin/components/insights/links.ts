@@ -1,23 +1,28 @@
-// Where each figure of the insights page leads: the transactions list filtered to the pay-ins
-// behind it (the period's creation days, the instance, and the figure's own filter). Pure.
+// Each insights figure links to the transactions list filtered to the pay-ins behind it.
+import { INSIGHT_FLAGS, statusesOfPart } from "../../../status"
 
 export type Period = { from: string; to: string; providerId?: string }
 
-/** The list's filter for each figure of the funnel and of the exceptions. */
+const unpaid = (part: Parameters<typeof statusesOfPart>[0]) => ({ status: statusesOfPart(part).join(","), paid: "false" })
+const flagged = (figure: keyof typeof INSIGHT_FLAGS) => ({ flag: INSIGHT_FLAGS[figure].flags.join(",") })
+
+/**
+ * The list's filter for each figure of the funnel and of the exceptions (from status.ts, as the
+ * rollups count them). `disputed` (ever in a dispute) has none: the list cannot filter on it.
+ */
 export const FIGURE_FILTERS: Record<string, Record<string, string>> = {
   created: {},
   offered: {},
-  failed: { status: "failed" },
   paid: { paid: "true" },
-  ended_unpaid: { status: "canceled", paid: "false" },
-  open: { status: "creating,active", paid: "false" },
-  disputed: { status: "dispute,checking,re_calculation" },
-  underpaid: { flag: "underpayment" },
-  overpaid: { flag: "overpayment" },
-  stray: { flag: "stray_payment,late_payment" },
+  ended_unpaid: unpaid("ended_unpaid"),
+  open: unpaid("open"),
+  disputed_unpaid: unpaid("disputed_unpaid"),
+  failed: unpaid("failed"),
+  underpaid: flagged("underpaid"),
+  overpaid: flagged("overpaid"),
+  stray: flagged("stray"),
 }
 
-/** The transactions list (`/payin?…`) of the period, narrowed by `filter`. */
 export function listLink(period: Period, filter: Record<string, string> = {}): string {
   const q = new URLSearchParams({ created_from: period.from, created_to: period.to })
   if (period.providerId) q.set("provider_id", period.providerId)
@@ -25,7 +30,6 @@ export function listLink(period: Period, filter: Record<string, string> = {}): s
   return `/payin?${q}`
 }
 
-/** A figure's link (null for figures without one). */
 export function figureLink(period: Period, figure: string): string | null {
   const filter = FIGURE_FILTERS[figure]
   return filter ? listLink(period, filter) : null

@@ -2,10 +2,10 @@ import type { Db } from "../db"
 
 /**
  * The admin's insights, read from the daily rollups (payin_rollup_day, payin_rollup_pay_time)
- * that the ledger's writes keep (a trigger running payin_rollup_apply in the writing transaction:
- * Migration20261127100000). A request sums at most a few thousand rollup rows, never the ledger.
+ * that the ledger's writes keep (statement-level triggers in the writing transaction:
+ * Migration20261128100000). A request sums at most a few thousand rollup rows, never the ledger.
  * Days are UTC days; a pay-in counts for the day it was created (its cohort), the money received
- * for the day it arrived.
+ * for the day it arrived (src/api/README.md "Insights" defines each figure).
  */
 
 export type InsightsFilters = {
@@ -16,14 +16,19 @@ export type InsightsFilters = {
   providerId?: string
 }
 
-/** What a cohort of pay-ins became (every counter of payin_rollup_day but the received ones). */
+/**
+ * What a cohort of pay-ins became (every counter of payin_rollup_day but the received ones).
+ * `created` = paid + ended_unpaid + open + disputed_unpaid + failed (status.ts, funnelPartOf);
+ * `disputed` (ever in a dispute, paid or not) and the rest are not parts of it.
+ */
 export type CohortCounts = {
   created: number
   offered: number
-  failed: number
   paid: number
   ended_unpaid: number
   open: number
+  disputed_unpaid: number
+  failed: number
   disputed: number
   underpaid: number
   overpaid: number
@@ -32,7 +37,10 @@ export type CohortCounts = {
   pay_again_created: number
   pay_again_paid: number
 }
-/** Amounts per currency (exact decimal strings). */
+/**
+ * Amounts per currency (exact decimal strings): `paid`, what arrived into the period's cohorts
+ * (whenever); `received`, what arrived on the period's days (into pay-ins created whenever).
+ */
 export type CurrencyAmounts = Record<string, { paid: string; underpaid: string; overpaid: string; stray: string; received: string }>
 
 export type Conversion = { key: string; offered: number; paid: number; ended_unpaid: number; conversion: number | null }
@@ -49,7 +57,7 @@ export type Insights = {
   by_method: Conversion[]
   /** Seconds from creation to payment (histogram estimate: within its bucket's width). */
   time_to_pay: { count: number; p50_seconds: number | null; p90_seconds: number | null }
-  /** Pay again: the share of orders whose grace period began that were paid through new details. */
+  /** Pay again: orders whose grace period began, new details given, pay-ins that paid such an order, paid / started. */
   pay_again: { started: number; created: number; paid: number; saved_share: number | null }
   /** Per UTC day: pay-ins created, paid (of those created that day) and the money received that day. */
   days: { day: string; created: number; paid: number; received: number; received_amount: Record<string, string> }[]
@@ -62,10 +70,11 @@ export type RebuildState = { pending: boolean; done: number; after_id: string; s
 const COUNTERS = [
   "created",
   "offered",
-  "failed",
   "paid",
   "ended_unpaid",
   "open",
+  "disputed_unpaid",
+  "failed",
   "disputed",
   "underpaid",
   "overpaid",

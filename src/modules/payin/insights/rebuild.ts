@@ -1,21 +1,32 @@
 import type { Db } from "../db"
 import type { RebuildState } from "./insights"
 
+/** How long a rebuild step waits for the ledger's writers before it gives up (and is tried again). */
+export const REBUILD_LOCK_TIMEOUT_MS = 5_000
+
+/** The ledger stayed busy: a rebuild step could not take it in SHARE mode within its lock_timeout. */
+export class RollupLockTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`the ledger's writers held payin_transaction for more than ${timeoutMs} ms`)
+    this.name = "RollupLockTimeoutError"
+  }
+}
+
 /**
  * Rebuilds the insights' rollups from the ledger, in batches of pay-ins by id, resumable: the
  * position is stored after each batch (payin_rollup_rebuild), so a rebuild stopped at any point
- * goes on from there. While one runs, the trigger leaves the pay-ins past its position to it; each
- * batch takes payin_transaction in SHARE mode (writers wait for the batch, about a tenth of a
- * second, and none is in flight while it reads), then rolls its pay-ins up with the same function
- * as the trigger (payin_rollup_apply).
+ * goes on from there. While one runs, the triggers leave the pay-ins past its position to it; each
+ * batch takes payin_transaction in SHARE mode (writers wait for the batch, and none is in flight
+ * while it reads), waiting at most `lockTimeoutMs` for the writers in flight, then rolls its
+ * pay-ins up with the triggers' rule (payin_rollup_apply_after).
  */
 export class RollupRebuild {
   constructor(private readonly db: () => Db) {}
 
   /** Starts over: the rollups emptied and the position at the first pay-in, in one commit. */
-  async restart(): Promise<void> {
+  async restart({ lockTimeoutMs = REBUILD_LOCK_TIMEOUT_MS } = {}): Promise<void> {
     await this.db().transaction(async (trx) => {
-      await trx.raw("lock table payin_transaction in share mode")
+      await lockLedger(trx, lockTimeoutMs)
       await trx.raw("delete from payin_rollup_day")
       await trx.raw("delete from payin_rollup_pay_time")
       await trx.raw(
@@ -25,10 +36,13 @@ export class RollupRebuild {
     })
   }
 
-  /** Rolls up the next `size` pay-ins: how many were done (0 when the rebuild is over, or none runs). */
-  async batch(size: number): Promise<number> {
+  /**
+   * Rolls up the next `size` pay-ins: how many were done (0 when the rebuild is over, or none
+   * runs). Throws RollupLockTimeoutError when the writers held the ledger longer than `lockTimeoutMs`.
+   */
+  async batch(size: number, { lockTimeoutMs = REBUILD_LOCK_TIMEOUT_MS } = {}): Promise<number> {
     return this.db().transaction(async (trx) => {
-      await trx.raw("lock table payin_transaction in share mode")
+      await lockLedger(trx, lockTimeoutMs)
       const { rows: state } = await trx.raw("select after_id from payin_rollup_rebuild where id = 1 and finished_at is null for update")
       if (!state[0]) return 0
       const { rows } = await trx.raw("select n, last_id as last from payin_rollup_apply_after(?, ?)", [state[0].after_id, size])
@@ -49,42 +63,43 @@ export class RollupRebuild {
   }
 
   /**
-   * Whether the rollups are exactly what the ledger's rows make now: recomputed from every row
-   * with the same function inside a transaction that is rolled back (writers wait meanwhile),
-   * compared both ways. The rows that differ (none when they agree).
+   * Whether the rollups are exactly what the ledger's rows make (those up to a running rebuild's
+   * position): recomputed with the triggers' rule and compared both ways, in one read-only
+   * snapshot (REPEATABLE READ). No lock beyond what a read takes: the triggers write the rollups
+   * in the transaction that writes the rows, so one snapshot holds both, and writers go on.
+   * The rows that differ (none when they agree) and the pay-ins counted.
    */
   async check(): Promise<{ agree: boolean; differences: number; rows: number }> {
-    let result = { agree: false, differences: 0, rows: 0 }
-    await this.db()
-      .transaction(async (trx) => {
-        await trx.raw("lock table payin_transaction in share mode")
-        await trx.raw("create temp table kept_day on commit drop as select * from payin_rollup_day")
-        await trx.raw("create temp table kept_time on commit drop as select * from payin_rollup_pay_time")
-        await trx.raw("delete from payin_rollup_day")
-        await trx.raw("delete from payin_rollup_pay_time")
-        const { rows: counted } = await trx.raw("select n from payin_rollup_apply_after('', 2147483647)")
-        const nonZero = (table: string, key: string) => `select * from ${table} where (${key}) is distinct from (${zeroOf(table)})`
-        const { rows } = await trx.raw(
-          `select (select count(*) from ((${nonZero("kept_day", DAY_VALUES)}) except (${nonZero("payin_rollup_day", DAY_VALUES)})) a)
-                + (select count(*) from ((${nonZero("payin_rollup_day", DAY_VALUES)}) except (${nonZero("kept_day", DAY_VALUES)})) b)
-                + (select count(*) from ((select * from kept_time where count <> 0) except (select * from payin_rollup_pay_time where count <> 0)) c)
-                + (select count(*) from ((select * from payin_rollup_pay_time where count <> 0) except (select * from kept_time where count <> 0)) d)
-             as differences`
-        )
-        const differences = Number(rows[0].differences)
-        result = { agree: differences === 0, differences, rows: Number(counted[0].n) }
-        throw ROLLBACK
-      })
-      .catch((error: unknown) => {
-        if (error !== ROLLBACK) throw error
-      })
-    return result
+    return this.db().transaction(async (trx) => {
+      await trx.raw("set transaction isolation level repeatable read, read only")
+      const { rows: state } = await trx.raw("select after_id, finished_at from payin_rollup_rebuild where id = 1")
+      const upto: string | null = state[0] && !state[0].finished_at ? state[0].after_id : null
+      const { rows } = await trx.raw(
+        `with kept as (select ${DAY_COLUMNS} from payin_rollup_day where (${DAY_VALUES}) is distinct from (${DAY_VALUES.replace(/\w+/g, "0")})),
+           made as materialized (select ${DAY_COLUMNS} from payin_rollup_day_of_ledger(?)),
+           kept_time as (select * from payin_rollup_pay_time where count <> 0),
+           made_time as materialized (select * from payin_rollup_pay_time_of_ledger(?))
+         select (select count(*) from (table kept except all table made) a) + (select count(*) from (table made except all table kept) b)
+              + (select count(*) from (table kept_time except all table made_time) c) + (select count(*) from (table made_time except all table kept_time) d)
+           as differences,
+           (select count(*) from payin_transaction where ?::text is null or id <= ?) as counted`,
+        [upto, upto, upto, upto]
+      )
+      const differences = Number(rows[0].differences)
+      return { agree: differences === 0, differences, rows: Number(rows[0].counted) }
+    })
   }
 }
 
-const ROLLBACK = new Error("rolled back on purpose")
-/** The rollup's value columns: a row whose values are all zero says nothing (an increment undone). */
+async function lockLedger(trx: Db, timeoutMs: number): Promise<void> {
+  await trx.raw(`set local lock_timeout = ${Math.max(1, Math.round(timeoutMs))}`)
+  await trx.raw("lock table payin_transaction in share mode").catch((error: { code?: string }) => {
+    throw error?.code === "55P03" ? new RollupLockTimeoutError(timeoutMs) : error
+  })
+}
+
+/** payin_rollup_day's value columns: a row whose values are all zero says nothing (an increment undone). */
 const DAY_VALUES =
-  "created, offered, failed, paid, paid_amount, ended_unpaid, open, disputed, underpaid, underpaid_amount, overpaid, " +
-  "overpaid_amount, stray, stray_amount, pay_again_started, pay_again_created, pay_again_paid, received, received_amount"
-const zeroOf = (_table: string) => DAY_VALUES.split(", ").map(() => "0").join(", ")
+  "created, offered, failed, paid, paid_amount, ended_unpaid, open, disputed_unpaid, disputed, underpaid, underpaid_amount, " +
+  "overpaid, overpaid_amount, stray, stray_amount, pay_again_started, pay_again_created, pay_again_paid, received, received_amount"
+const DAY_COLUMNS = `day, provider_id, currency_code, bank, method, ${DAY_VALUES}`

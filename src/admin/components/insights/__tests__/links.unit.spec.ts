@@ -10,7 +10,13 @@ describe("insights links", () => {
       "/payin?created_from=2026-11-01&created_to=2026-11-30&provider_id=pp_payin_default&flag=stray_payment%2Clate_payment"
     )
     expect(figureLink({ from: "2026-11-01", to: "2026-11-01" }, "created")).toBe("/payin?created_from=2026-11-01&created_to=2026-11-01")
+    expect(figureLink(period, "open")).toBe("/payin?created_from=2026-11-01&created_to=2026-11-30&provider_id=pp_payin_default&status=creating%2Cactive&paid=false")
+    expect(figureLink(period, "disputed_unpaid")).toBe(
+      "/payin?created_from=2026-11-01&created_to=2026-11-30&provider_id=pp_payin_default&status=dispute%2Cchecking%2Cre_calculation&paid=false"
+    )
     expect(figureLink(period, "pay_again_paid")).toBeNull()
+    // ever in a dispute: the list has no filter for it (the status filter would show only those in one now)
+    expect(figureLink(period, "disputed")).toBeNull()
     expect(listLink(period, { bank: "vtb", paid: "true" })).toContain("bank=vtb&paid=true")
     // every filter is one the list API takes
     for (const filter of Object.values(FIGURE_FILTERS)) {

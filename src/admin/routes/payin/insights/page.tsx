@@ -12,7 +12,8 @@ import { InsightCharts } from "../../../components/insights/charts"
 import { InsightFigures } from "../../../components/insights/figures"
 import { lastDays } from "../../../components/insights/links"
 import { PeriodBar } from "../../../components/insights/period-bar"
-import { insightsCsvUrl, useInsights, useSettings } from "../../../lib/api"
+import { insightsCsvUrl, useInsights } from "../../../lib/insights-api"
+import { useSettings } from "../../../lib/settings-api"
 
 const InsightsPage = () => {
   const { t } = useTranslation()

@@ -1,6 +1,5 @@
 import { z } from "zod"
 
-/** The longest period one insights request may cover (two years of days). */
 export const INSIGHTS_MAX_DAYS = 731
 const DAY_MS = 86_400_000
 
@@ -12,7 +11,6 @@ const day = (what: string) =>
       message: `${what} is not a calendar day`,
     })
 
-/** GET /admin/payin/insights: a period of UTC days (default: the last 30), an instance, JSON or CSV. */
 export const insightsQuerySchema = z
   .object({
     from: day("from").optional(),
