@@ -20,7 +20,13 @@ export type EffectRunOptions = {
   hold?: LockHold
 }
 
-type Run = { fence: number; guard: () => Promise<void>; settle: (outcome: EffectOutcomeRecord) => Promise<boolean> }
+type Run = {
+  fence: number
+  guard: () => Promise<void>
+  settle: (outcome: EffectOutcomeRecord) => Promise<boolean>
+  /** Runs `job` holding the lock of the pay-in's payment collection (at once when the run holds it already). */
+  inCollection: <T>(job: () => Promise<T>) => Promise<T>
+}
 
 export async function followInMedusa(
   container: MedusaContainer,
@@ -38,6 +44,20 @@ export async function followInMedusa(
   }
   const effect = claimed.effect_pending
   const fence = Number(claimed.effect_fence)
+  const collectionId = claimed.payment_collection_id
+  const lock = payinLockOptions((await payin.settings.plugin()).lockTtlSeconds)
+  let holding = false
+  const inCollection = async <T>(job: () => Promise<T>): Promise<T> => {
+    if (holding || !collectionId) return job()
+    return withLock(container, `payin:collection:${collectionId}`, async () => {
+      holding = true
+      try {
+        return await job()
+      } finally {
+        holding = false
+      }
+    }, lock)
+  }
   const run: Run = {
     fence,
     guard: async () => {
@@ -45,13 +65,18 @@ export async function followInMedusa(
       await payin.ledger.effects.assertFence(row.id, fence)
     },
     settle: async (outcome) => (await payin.ledger.effects.settle(row.id, effect, outcome, fence)).flagged,
+    inCollection,
   }
   const effects: string[] = []
-  const job = () => (effect === "capture" ? capture(container, payin, claimed, effects, run) : endOrder(container, payin, claimed, effects, run))
   try {
-    const collectionId = claimed.payment_collection_id
-    const lock = payinLockOptions((await payin.settings.plugin()).lockTtlSeconds)
-    await (collectionId ? withLock(container, `payin:collection:${collectionId}`, job, lock) : job())
+    if (effect === "capture") {
+      // the only pay-in of its collection: nothing else can book for the order (no new pay-in is
+      // made once one is paid), so only its repair of capture transactions takes the lock
+      const job = () => capture(container, payin, claimed, effects, run)
+      await (claimed.collection_payins > 1 ? inCollection(job) : job())
+    } else {
+      await inCollection(() => endOrder(container, payin, claimed, effects, run))
+    }
     return { effects, pending: false }
   } catch (error) {
     const message = errorMessage(error)
@@ -138,8 +163,10 @@ async function book(
     booked = { orderId: session.orderId, captured: await authorizeForOrder(container, session, step.rest), sessionGone: false }
   } else if (step.kind === "capture") {
     const captured = step.rest !== "0" ? await captureRest(container, session.paymentId!, step.rest) : session.capturedAmount
-    await run.guard()
-    await recordOrderCaptures(container, session.orderId!, session.paymentId!)
+    await run.inCollection(async () => {
+      await run.guard()
+      await recordOrderCaptures(container, session.orderId!, session.paymentId!)
+    })
     booked = { orderId: session.orderId, captured, sessionGone: false }
   } else {
     if (step.rest !== "0") await completeCart(container, session.id, step.rest)
