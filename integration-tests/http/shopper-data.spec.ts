@@ -3,6 +3,8 @@
 // provider reads", with who may set it; a key a shopper may not set is refused (Medusa would store
 // it as sent), one the server writes is written over whatever was sent. Driven through the store
 // API only, as an attacker would, and asserted on Medusa's own records (payments, orders).
+import { readFileSync } from "fs"
+import path from "path"
 import type { RunningSandbox } from "../../src/sandbox"
 import { storeSpec } from "../support/harness"
 import { control, payinsOfSession } from "../support/sandbox"
@@ -12,21 +14,17 @@ jest.setTimeout(180_000)
 
 const KEY = "shopper-data-key-0123456789"
 
-/** Keys of a session's data the provider writes or reads that a shopper may not send (src/api/README.md). */
+/** The keys src/api/README.md ("What the provider reads") says a shopper may not send, read from it. */
+function refusedKeysOfReadme(): string[] {
+  const readme = readFileSync(path.join(__dirname, "..", "..", "src", "api", "README.md"), "utf8")
+  const section = readme.slice(readme.indexOf("### What the provider reads"), readme.indexOf("### Rate limits"))
+  const keys = (text: string) => [...text.matchAll(/`(\w+)`/g)].map((m) => m[1])
+  const table = section.split("\n").filter((line) => line.startsWith("| `") && /\| refused/.test(line))
+  const others = /Every other key the provider writes\s+\(([^)]*)\)/.exec(section)?.[1] ?? ""
+  return [...table.flatMap((line) => keys(line.split("|")[1])), ...keys(others)]
+}
 const REFUSED_KEYS = [
-  "payin_ledger_id",
-  "payin_id",
-  "payin_status",
-  "payin_refunds",
-  "payin_canceled",
-  "payin_not_captured",
-  "amount",
-  "currency",
-  "requisite",
-  "payment_page_url",
-  "created_at",
-  "expires_at",
-  "error_message",
+  ...refusedKeysOfReadme(),
   // the keys of earlier versions' own control, refused like any other
   "payin_reattach_paid",
   "payin_capture_on_authorize",
@@ -107,6 +105,10 @@ storeSpec({ key: KEY }, (h) => {
     expect(completed.data.type).not.toBe("order")
     expect(await orderOfCart(cartId)).toBeNull()
     expect(await paymentsOfCollection(second.payment_collection_id)).toHaveLength(0)
+  })
+
+  it("the README lists the keys a shopper may not send", () => {
+    expect(REFUSED_KEYS).toEqual(expect.arrayContaining(["payin_ledger_id", "payin_refunds", "payin_id", "payin_status", "amount", "error_message"]))
   })
 
   it.each(REFUSED_KEYS)("%s sent by a shopper is refused with a 400 naming it, and nothing is created", async (key) => {
