@@ -265,6 +265,12 @@ try { await fetch("http://127.0.0.1:4190/") } catch (error) { console.log(descri
     for (const key of ["adminUrl", "adminEmail", "adminPassword", "publishableKey", "sandboxUrl", "storefrontUrl", "databaseUrl"] as const) {
       expect(printed).toContain(demo[key])
     }
+    // integration-tests/README.md's sample of the summary names every line it prints, in order
+    const labels = (text: string) => [...text.matchAll(/^  ([A-Z][\w ()]*?):\s{2,}/gm)].map((m) => m[1])
+    const sample = readFileSync(path.join(__dirname, "../README.md"), "utf8").split("## The demo")[1].split("```")[1]
+    const summary = printed.split("Pay-in demo is up")[1]
+    expect(labels(sample)).toEqual(labels(summary))
+    expect(labels(summary)).toContain("Region (RUB)")
 
     // the printed credentials log in, and the seeded region has the provider enabled
     const login = await fetch(`${demo.backendUrl}/auth/user/emailpass`, {
@@ -334,6 +340,13 @@ try { await fetch("http://127.0.0.1:4190/") } catch (error) { console.log(descri
     } finally {
       await client.end()
     }
+    // the plugin's commands run against the demo's store as integration-tests/README.md says
+    const rebuild = execFileSync("npx", ["medusa", "exec", "./src/scripts/rebuild-insights.ts", "check"], {
+      cwd: path.join(__dirname, "../app"),
+      env: { ...process.env, DATABASE_URL: demo.databaseUrl },
+      encoding: "utf8",
+    })
+    expect(rebuild).toMatch(/payin insights: the rollups agree with the ledger \(\d+ pay-ins\)/)
     // the paid mail goes out after the capture (an event and its subscriber): stop the demo once it is
     // sent, so the second run's summary can list it (stopped earlier, the retry job sends it later)
     const paidMailSent = async () =>

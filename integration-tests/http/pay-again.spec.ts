@@ -7,6 +7,7 @@ import { applyPendingEffect } from "../../src/money-path/apply"
 import { reconcilePayins } from "../../src/money-path/reconcile"
 import type { RunningSandbox } from "../../src/sandbox"
 import { PAYIN_EVENTS, storeSpec } from "../support/harness"
+import { eventually } from "../support/medusa-process"
 import { control } from "../support/sandbox"
 import { Storefront, foreignKeyHeaders } from "../support/storefront"
 
@@ -131,6 +132,79 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
     expect(capturedTotal(await paymentsOfOrder(orderId))).toBe(total)
   })
 
+  /** The shopper's tab on the hosted Payment Page: where its button sends them back (the sandbox's 303). */
+  const pageButton = async (serviceId: string, button: "paid" | "cancel") => {
+    const res = await fetch(`${sandbox.url}/pay/${serviceId}/${button}`, { method: "POST", redirect: "manual" })
+    expect(res.status).toBe(303)
+    return res.headers.get("location")
+  }
+  /** The return URLs the service holds for a pay-in (its Payment Page's config). */
+  const redirectsAt = (serviceId: string) => {
+    const config = sandbox.core.store.get(serviceId)?.paymentPageConfig
+    return { success: config?.success_redirect ?? null, failure: config?.error_redirect ?? null }
+  }
+  /** A placed order whose session carried the storefront's return route, as the kit's payinSessionData sends it. */
+  const placedWithReturnUrls = async () => {
+    const origin = (await h.payin().settings.providerOptions("default"))!.allowedRedirectOrigins[0]
+    const cartId = await shop.cart()
+    const back = { success: `${origin}/ru/payin-return?cart_id=${cartId}`, failure: `${origin}/ru/payin-return?cart_id=${cartId}&failed=1` }
+    const session = await shop.session(cartId, "pp_payin_default", { success_url: back.success, failure_url: back.failure })
+    const orderId = (await shop.complete(cartId)).data.order.id as string
+    await eventually("the pay-in linked to its order", async () => (await h.ledger.row({ session_id: session.id }))?.order_id === orderId, 10_000, 50)
+    const [first] = await rowsOf(orderId)
+    expect(redirectsAt(first.service_id)).toEqual(back)
+    return { orderId, back, origin, total: Number((await orderOf(orderId)).total) }
+  }
+
+  it("new details lead back to the store as the first did: the earlier session's return URLs, every time", async () => {
+    await payAgainOn(2)
+    const { orderId, back, total } = await placedWithReturnUrls()
+    await expire()
+    expect((await payAgain({ order_id: orderId })).status).toBe(200) // no URLs named, as the guide's payinPayAgain sends
+    const [, second] = await rowsOf(orderId)
+    expect(redirectsAt(second.service_id)).toEqual(back)
+    // Medusa's new session keeps them: a later pay again reads them from there (the first session is gone)
+    const [session] = await getContainer().resolve(Modules.PAYMENT).listPaymentSessions({ id: [second.session_id] })
+    expect(session.data).toMatchObject({ success_url: back.success, failure_url: back.failure })
+
+    await expire()
+    expect((await payAgain({ order_id: orderId })).status).toBe(200)
+    const [, , third] = await rowsOf(orderId)
+    expect(redirectsAt(third.service_id)).toEqual(back)
+    // the shopper pays on the Payment Page and is sent to the store's return route
+    expect(await pageButton(third.service_id, "paid")).toBe(back.success)
+    await deliver()
+    expect((await orderOf(orderId)).payment_status).toBe("captured")
+    expect(capturedTotal(await paymentsOfOrder(orderId))).toBe(total)
+  })
+
+  it("return URLs in the body win, key by key; a stored one whose origin is no longer allowed is left out", async () => {
+    await payAgainOn(2)
+    const { orderId, back, origin } = await placedWithReturnUrls()
+    await expire()
+    const mine = `${origin}/ru/order/${orderId}/confirmed`
+    expect((await payAgain({ order_id: orderId, success_url: mine })).status).toBe(200)
+    const [, second] = await rowsOf(orderId)
+    expect(redirectsAt(second.service_id)).toEqual({ success: mine, failure: back.failure })
+    expect(await pageButton(second.service_id, "cancel")).toBe(back.failure)
+    await deliver()
+
+    // a body URL is checked as any storefront data: another origin is refused, before the order's
+    // session is touched (a refusal inside Medusa's workflow re-creates it: a stray new pay-in)
+    const foreign = await payAgain({ order_id: orderId, failure_url: "https://evil.example/phish" })
+    expect(foreign.status).toBe(400)
+    expect(foreign.data.message).toMatch(/failure_url .*\(payin_invalid_data\)$/)
+    expect(await rowsOf(orderId)).toHaveLength(2)
+    expect(sandbox.transactions()).toHaveLength(2)
+    expect(await getContainer().resolve(Modules.PAYMENT).listPaymentSessions({ id: [second.session_id] })).toHaveLength(1)
+
+    // the merchant narrowed the allowed origins since: the stored URLs are not sent, nothing is refused
+    expect((await api.post("/admin/payin/settings/default", { allowedRedirectOrigins: ["https://shop.example"] }, admin)).status).toBe(200)
+    expect((await payAgain({ order_id: orderId })).status).toBe(200)
+    const [, , third] = await rowsOf(orderId)
+    expect(redirectsAt(third.service_id)).toEqual({ success: null, failure: null })
+  })
+
   it("grace over with nothing paid: new details are refused, then the order is canceled", async () => {
     await payAgainOn(1)
     const { orderId } = await h.placedOrder()
@@ -232,6 +306,30 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
     } finally {
       await api.post("/admin/payin/settings", { lockTtlSeconds: null }, admin)
     }
+  })
+
+  it("the service refuses the new details: the order's ended pay-in is its session again, no other pay-in is opened; the next try works", async () => {
+    await payAgainOn(2)
+    const { orderId } = await h.placedOrder()
+    await expire()
+    const [first] = await rowsOf(orderId)
+    const atService = sandbox.transactions().length
+    sandbox.setFaults([{ route: "POST /payment/trading/pay-in", status: 409, code: "REQUISITES_UNAVAILABLE", count: 1 }])
+    const refused = await payAgain({ order_id: orderId })
+    expect(refused.data.code).toBe("payin_requisites_unavailable")
+    // Medusa deleted the ended pay-in's session, then re-created it from its data (compensation):
+    // the same pay-in again, nothing more asked of the service
+    expect(sandbox.transactions()).toHaveLength(atService)
+    const rows = await h.ledger.rows({ payment_collection_id: first.payment_collection_id })
+    expect(rows.filter((r: any) => r.service_id).map((r: any) => r.service_id)).toEqual([first.service_id])
+    const [session] = await getContainer().resolve(Modules.PAYMENT).listPaymentSessions({ payment_collection_id: first.payment_collection_id })
+    expect(await h.ledger.rows({ service_id: first.service_id })).toEqual([expect.objectContaining({ session_id: session.id, session_deleted_at: null })])
+    expect((await status(orderId)).pay_again).toEqual({ until: expect.any(String) })
+
+    const again = await payAgain({ order_id: orderId })
+    expect(again.status).toBe(200)
+    expect(again.data.payin.payin_id).not.toBe(first.service_id)
+    expect(await rowsOf(orderId)).toHaveLength(2)
   })
 
   it("refuses what it must: off, paid, unknown or another sales channel's order, an invalid body", async () => {

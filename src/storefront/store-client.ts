@@ -16,6 +16,7 @@ export type PayinPayAgainBody = {
   bank?: string
   method?: string
   locale?: string
+  /** Left out: the return URLs the order's earlier payment session was created with (the server reuses them). */
   success_url?: string
   failure_url?: string
 }

@@ -1,3 +1,5 @@
+import { readFileSync } from "fs"
+import path from "path"
 import { decideEnd, graceEnd, isPayable, payAgainRefusal, type PayAgainRow } from "../pay-again"
 
 const NOW = Date.parse("2026-11-27T12:00:00Z")
@@ -62,5 +64,31 @@ describe("pay again", () => {
       refusal: null,
       until: null,
     })
+  })
+})
+
+describe("which refusal wins", () => {
+  it("checks in the order src/api/README.md documents", () => {
+    const readme = readFileSync(path.join(__dirname, "../../api/README.md"), "utf8")
+    const list = readme.split("**Which refusal wins.**")[1].split("\n\n")[1]
+    const documented = [...list.matchAll(/^\d+\. (?:`(payin_\w+)`|a pay-in of the order can still be paid)/gm)].map((m) => m[1] ?? "payable")
+    expect(documented).toHaveLength(6)
+    // every condition holds at first; each step removes the one that answered
+    const state = { noPayin: true, canceled: true, paid: true, off: true, payable: true }
+    const answers: string[] = []
+    for (let i = 0; i < documented.length; i++) {
+      const ended = row({ expires_at: at(-HOUR), status_changed_at: at(-30 * HOUR) })
+      const rows = state.noPayin
+        ? []
+        : [state.payable ? row({ status: "active", expires_at: at(HOUR) }) : ended, ...(state.paid ? [row({ id: "p0", paid_at: at(-1) })] : [])]
+      const { refusal } = payAgainRefusal({ orderRows: rows, options: state.off ? { enabled: false, graceHours: 24 } : ON, orderCanceled: state.canceled, orderPaid: state.paid, now: NOW })
+      answers.push(refusal ?? "payable")
+      if (refusal === "payin_not_this_provider") state.noPayin = false
+      else if (refusal === "payin_order_canceled") state.canceled = false
+      else if (refusal === "payin_order_paid") state.paid = false
+      else if (refusal === "payin_pay_again_off") state.off = false
+      else if (refusal === null) state.payable = false
+    }
+    expect(answers).toEqual(documented)
   })
 })

@@ -54,6 +54,31 @@ export async function reuseLivePayin(
   return null
 }
 
+/**
+ * Medusa re-creates a session it deleted, from its stored data, when the workflow that deleted it
+ * fails (a pay again or a session change the service refused): the session gets its pay-in back, so
+ * the compensation never opens a pay-in nobody asked for. Paid pay-ins go through takeLatePayment.
+ */
+export async function restoreDeletedSession(
+  ctx: CreationContext,
+  sessionId: string,
+  row: LedgerRow,
+  amount: string,
+  currencyCode: string,
+  options: PayinProviderOptions
+): Promise<InitiatePaymentOutput | null> {
+  const currency = currencyCode.toLowerCase()
+  const restorable = (r: LedgerRow) =>
+    Boolean(r.session_deleted_at && r.service_id && !r.paid_at) &&
+    r.currency_code.toLowerCase() === currency &&
+    sameAmount(sessionAmount(r), amount, currency)
+  if (!restorable(row)) return null
+  const restored = await ctx.payin.ledger.reattachSession(row.id, row.session_id ?? null, sessionId, restorable)
+  if (!restored?.service_id) return null
+  ctx.logger.info(`payin (${ctx.providerId}): payment session ${sessionId} restores pay-in ${restored.service_id} (its session ${row.session_id} was deleted)`)
+  return { id: restored.service_id, status: "pending", data: storedSessionData(restored, sessionId, options) }
+}
+
 export function takesLatePayment(row: LedgerRow, wanted: WantedPayin & { collectionId: string | null }): boolean {
   return (
     Boolean(row.reattach_requested_at && row.paid_at) &&

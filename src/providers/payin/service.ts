@@ -34,7 +34,7 @@ import { LEDGER_ONLY_STATUSES } from "../../status"
 import { capturedWith, sessionOf } from "../../medusa"
 import { type AskedSession, authorizeAnswer } from "./answer"
 import { payinError } from "./payin-error"
-import { buildPayinRequest, toMedusaError } from "./request"
+import { buildPayinRequest, fiatAmountOf, toMedusaError } from "./request"
 import { PayinSessionData, toSessionData } from "./session-data"
 import {
   type CreationContext,
@@ -42,6 +42,7 @@ import {
   recordCreationFailure,
   refuseOverCreationCap,
   reuseLivePayin,
+  restoreDeletedSession,
   takeLatePayment,
 } from "./creation"
 import type { WantedPayin } from "./session-reuse"
@@ -112,7 +113,12 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
     const options = await this.settings()
     const collectionId = (await sessionOf(this.cradle_, sessionId))?.payment_collection_id ?? clientContextOf(data).payment_collection_id ?? null
-    const chosen = parseStorefrontData(data, options, { ownCopy: await this.isOwnCopy(data, collectionId) })
+    const own = await this.ownCopyRow(data, collectionId)
+    const restored = own ? await restoreDeletedSession(this.creation, sessionId, own, fiatAmountOf(input).decimal, input.currency_code, options) : null
+    if (restored) {
+      return restored
+    }
+    const chosen = parseStorefrontData(data, options, { ownCopy: Boolean(own) })
     const siblings = collectionId ? await this.payin.ledger.ofCollections([collectionId]) : []
     const { request, fiat, range, currency } = buildPayinRequest(input, chosen, options, sessionId)
     const asked = { providerId: this.providerId, collectionId, amount: fiat.decimal, currencyCode: input.currency_code.toLowerCase() }
@@ -318,11 +324,11 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return ledgerId ? this.payin.ledger.get(ledgerId) : null
   }
 
-  /** Whether `data` carries the provider's keys of a pay-in of this instance and payment collection, as it wrote them. */
-  private async isOwnCopy(data: Data, collectionId: string | null): Promise<boolean> {
-    if (!PROVIDER_KEYS.some((k) => data[k] !== undefined) || typeof data.payin_ledger_id !== "string" || !collectionId) return false
+  /** The pay-in of this instance and payment collection whose provider keys `data` carries as the provider wrote them. */
+  private async ownCopyRow(data: Data, collectionId: string | null): Promise<LedgerRow | null> {
+    if (!PROVIDER_KEYS.some((k) => data[k] !== undefined) || typeof data.payin_ledger_id !== "string" || !collectionId) return null
     const row = await this.payin.ledger.get(data.payin_ledger_id)
-    return Boolean(row && row.provider_id === this.providerId && row.payment_collection_id === collectionId && row.service_id === data.payin_id)
+    return row && row.provider_id === this.providerId && row.payment_collection_id === collectionId && row.service_id === data.payin_id ? row : null
   }
 
   private async askedSession(data: Data): Promise<AskedSession | null> {

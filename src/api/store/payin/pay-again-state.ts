@@ -1,5 +1,6 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import type PayinModuleService from "../../../modules/payin/service"
+import type { PayinProviderOptions } from "../../../modules/payin/settings/options"
 import type { LedgerRow } from "../../../modules/payin/service"
 import { type PayAgainRefusal, payAgainRefusal } from "../../../money-path/pay-again"
 import { instanceIdOf } from "../../../provider-id"
@@ -17,6 +18,8 @@ export type PayAgainState = {
   refusal: PayAgainRefusal | null
   /** The end of the grace period; null while a pay-in of the order is still payable (or when refused). */
   until: Date | null
+  /** The settings of the newest pay-in's instance (null without a pay-in or for an unknown instance). */
+  options: PayinProviderOptions | null
 }
 
 /** `rows` newest first, as ledgerRowsOf reads them (read here when not given). */
@@ -41,5 +44,5 @@ export async function payAgainState(
     orderPaid: PAID_STATUSES.has(view.payment_status),
     now,
   })
-  return { order: view, rows, latest, refusal, until }
+  return { order: view, rows, latest, refusal, until, options }
 }

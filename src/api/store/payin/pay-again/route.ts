@@ -4,13 +4,14 @@ import { createPaymentSessionsWorkflow } from "@medusajs/medusa/core-flows"
 import { withCode } from "../../../../error-code"
 import { withLock } from "../../../../money-path/lock"
 import type { PayAgainRefusal } from "../../../../money-path/pay-again"
-import { CLIENT_CONTEXT_KEY } from "../../../../providers/payin/storefront-data"
+import { CLIENT_CONTEXT_KEY, parseStorefrontData } from "../../../../providers/payin/storefront-data"
 import { notFound, parseOr400, payinModule } from "../../../utils"
 import { findOrder } from "../lookups"
 import { payAgainState } from "../pay-again-state"
 import { inSalesChannels } from "../scope"
 import { orderStatusBody } from "../status-body"
 import { payAgainBodySchema } from "../validators"
+import { earlierReturnUrls } from "./return-urls"
 
 const REFUSALS: Record<PayAgainRefusal, string> = {
   payin_pay_again_off: "New payment details cannot be given for this order: the store does not offer paying again",
@@ -41,12 +42,17 @@ export async function POST(req: MedusaStoreRequest, res: MedusaResponse): Promis
       const state = await payAgainState(req.scope, payin, order)
       if (state.refusal) return state.refusal
       if (!state.until || !state.latest?.payment_collection_id) return null // a pay-in of the order is payable: shown as it is
+      // read before the workflow below deletes the earlier session; the body's URLs win, key by key
+      const back = await earlierReturnUrls(req.scope, state.rows, state.options?.allowedRedirectOrigins ?? [])
+      const data = { ...back, ...chosen }
+      // the provider's own check, run first: a refusal inside the workflow makes Medusa re-create the deleted session (a stray pay-in)
+      if (state.options) parseStorefrontData(data, state.options)
       hold.throwIfLost()
       const { result: session } = await createPaymentSessionsWorkflow(req.scope).run({
         input: {
           payment_collection_id: state.latest.payment_collection_id,
           provider_id: state.latest.provider_id,
-          data: { ...chosen, [CLIENT_CONTEXT_KEY]: { ...client, payment_collection_id: state.latest.payment_collection_id } },
+          data: { ...data, [CLIENT_CONTEXT_KEY]: { ...client, payment_collection_id: state.latest.payment_collection_id } },
         },
       })
       const created = await payin.ledger.findBy("session_id", session.id)
