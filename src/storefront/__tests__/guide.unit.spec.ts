@@ -67,6 +67,37 @@ describe("the dtc-starter guide", () => {
     expect(patch).toContain("allowedRedirectOrigins")
     expect(patch).toContain('"pp_system_default", "pp_payin_default"')
   })
+
+  it("names PAYIN_ENCRYPTION_KEY in the backend's .env.template and says how to make one", () => {
+    const template = files(patch).find((f) => f.path === "apps/backend/.env.template")
+    expect(template).toBeDefined()
+    expect(patch).toMatch(/^\+PAYIN_ENCRYPTION_KEY=$/m)
+    expect(readme).toContain("openssl rand -base64 32")
+  })
+
+  it("keeps the sandbox's data file (it holds the API key) out of git", () => {
+    // the file the guide's sandbox command writes, relative to apps/backend where it runs
+    const data = /pnpm exec payin-sandbox .*--data (\S+)/.exec(readme)?.[1]
+    expect(data).toBe(".payin-sandbox.json")
+    const gitignore = patch.split(/^(?=diff --git )/m).find((part) => part.startsWith("diff --git a/apps/backend/.gitignore "))
+    expect(gitignore?.split("\n")).toContain(`+${data}`)
+  })
+
+  it("gives the pay-in's payment option a test id, listed in the test id table", () => {
+    expect(patch).toMatch(/^\+.*<div key=\{paymentMethod\.id\} data-testid=\{isPayinProvider\(paymentMethod\.id\) \? "payin-payment-option" : undefined\}>$/m)
+    // every payin-* test id the patch sets is documented
+    const ids = [...patch.matchAll(/^\+.*data-testid=.*?"(payin-[\w-]+)"/gm)].map((m) => m[1])
+    expect(ids).toContain("payin-payment-option")
+    for (const id of ids) expect([id, readme.includes(`| \`${id}\` |`)]).toEqual([id, true])
+  })
+
+  it("installs tarballs by a path inside the store's repository, not an absolute one", () => {
+    // an absolute file: path in package.json breaks the install of .medusa/server on another machine
+    const adds = [...readme.matchAll(/^pnpm .*\badd\b.*\.tgz.*$/gm)].map((m) => m[0])
+    expect(adds).toHaveLength(3)
+    for (const line of adds) expect(line).toMatch(/ \.\/vendor\/medusa-plugin-payin[\w-]*-<version>\.tgz$/)
+    expect(readme).toContain("cp -r vendor .medusa/server/")
+  })
 })
 
 // CI's Next.js app (integration-tests/storefront-next, built and driven in Chromium by
@@ -83,6 +114,11 @@ describe("integration-tests/storefront-next follows the guide", () => {
       .map((name) => name.replace(/^\s*type\s+/, "").trim())
       .filter(Boolean)
       .sort()
+
+  it("has the pay-in option's test id", () => {
+    const text = readFileSync(join(app, "src/modules/checkout/components/payment/index.tsx"), "utf8")
+    expect(text).toContain('data-testid={isPayinProvider(paymentMethod.id) ? "payin-payment-option" : undefined}')
+  })
 
   it("has the patch's new files verbatim", () => {
     const created = storefrontDiffs.filter((part) => part.includes("--- /dev/null"))

@@ -45,7 +45,7 @@ export async function POST(req: MedusaStoreRequest, res: MedusaResponse): Promis
       // read before the workflow below deletes the earlier session; the body's URLs win, key by key
       const back = await earlierReturnUrls(req.scope, state.rows, state.options?.allowedRedirectOrigins ?? [])
       const data = { ...back, ...chosen }
-      // the provider's own check, run first: a refusal inside the workflow makes Medusa re-create the deleted session (a stray pay-in)
+      // the provider's own check, run first: a bad URL is refused before Medusa replaces any session
       if (state.options) parseStorefrontData(data, state.options)
       hold.throwIfLost()
       const { result: session } = await createPaymentSessionsWorkflow(req.scope).run({

@@ -4,7 +4,7 @@ import { paymentInfoMap } from "@lib/constants"
 import { initiatePaymentSession } from "@lib/data/cart"
 import { HttpTypes } from "@medusajs/types"
 import ErrorMessage from "@modules/checkout/components/error-message"
-import type { PayinBanksResponse } from "medusa-plugin-payin-storefront"
+import { isPayinProvider, type PayinBanksResponse } from "medusa-plugin-payin-storefront"
 import {
   PayinBankMethodSelect,
   usePayinChoice,
@@ -59,7 +59,10 @@ const Payment = ({
     <div>
       <h2>Payment</h2>
       {payin.offered(availablePaymentMethods).map((paymentMethod) => (
-        <label key={paymentMethod.id}>
+        <label
+          key={paymentMethod.id}
+          data-testid={isPayinProvider(paymentMethod.id) ? "payin-payment-option" : undefined}
+        >
           <input
             type="radio"
             name="payment-method"
