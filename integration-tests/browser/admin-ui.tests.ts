@@ -2,9 +2,12 @@
 // and shown with their source, section by section (the plugin-wide ones through their own save),
 // the shopper notification settings, Test connection (success and the whitelist failure with the
 // address to add), the order widget, the transactions page and Reconcile now, the insights page
-// (its figures counted here from the ledger's rows), the Russian UI.
+// (its figures counted here from the ledger's rows), the Russian UI. On each page axe's WCAG 2.1
+// A/AA rules find no serious or critical violation in the plugin's own markup: scoped to its
+// page's container or widget, as the dashboard's chrome around it (Medusa's) has some of its own.
 import type { Page } from "playwright-core"
 import { adminLogin } from "../support/chromium"
+import { expectAccessible } from "./axe"
 import type { BrowserSuite } from "./suite"
 
 export function adminTests(suite: BrowserSuite): void {
@@ -36,6 +39,9 @@ export function adminTests(suite: BrowserSuite): void {
     await page.getByTestId(testId).getByRole("combobox").click()
     await page.getByRole("option", { name: option }).click()
   }
+  /** axe on the plugin's part of the page (its test id), 0 serious or critical violations. */
+  const accessible = (testId: string, state: string, on: Page = page) =>
+    expectAccessible(on, { state: `admin, ${state}`, include: `[data-testid="${testId}"]` })
   const sourceIs = (field: string, source: string) =>
     page.waitForFunction(
       ([f, s]) => document.querySelector(`[data-testid="payin-source-${f}"]`)?.getAttribute("data-source") === s,
@@ -72,6 +78,9 @@ export function adminTests(suite: BrowserSuite): void {
     await page.getByTestId("payin-field-paymentPage.supportLink").fill("not a link")
     await page.getByTestId("payin-save").click()
     await page.getByTestId("payin-field-error-paymentPage.supportLink").waitFor()
+    // the error is tied to its field, and the page with it passes axe
+    await expect(page.locator("#payin-paymentPage\\.supportLink").getAttribute("aria-describedby")).resolves.toContain("payin-paymentPage.supportLink-error")
+    await accessible("payin-settings-page", "Settings → Pay-in with a field's error")
 
     // webhook health counts the sample deliveries
     await page.waitForFunction(
@@ -107,6 +116,7 @@ export function adminTests(suite: BrowserSuite): void {
     await expect(page.getByTestId("payin-field-notifications.orderStatusUrl").inputValue()).resolves.toBe(template)
     await expect(page.getByTestId("payin-source-notifications.orderStatusUrl").getAttribute("data-source")).resolves.toBe("admin")
     await page.getByTestId("payin-field-notifications.orderStatusUrl").scrollIntoViewIfNeeded()
+    await accessible("payin-section-notifications", "Settings → Pay-in, shopper notifications")
     await shot("settings-notifications")
     const saved = await suite.api("GET", "/admin/payin/settings/default", { admin: true })
     expect(saved.values.notifications).toMatchObject({ enabled: true, channel: "email", paidTemplate: "d-order-paid", orderStatusUrl: template })
@@ -213,6 +223,7 @@ export function adminTests(suite: BrowserSuite): void {
       }
       await page.getByTestId("payin-health-reconciliation").waitFor()
       await page.getByTestId("payin-health-retention").waitFor()
+      await accessible("payin-plugin-settings", "Settings → Pay-in, plugin-wide settings")
 
       // a value out of the option's range: the field's error, nothing saved
       await page.getByTestId("payin-field-reconcileConcurrency").fill("100")
@@ -229,6 +240,7 @@ export function adminTests(suite: BrowserSuite): void {
     await page.goto(`${suite.demo.adminUrl}/settings/payin`)
     await page.getByTestId("payin-test-connection").click()
     await expect(page.getByTestId("payin-test-result").getAttribute("data-ok")).resolves.toBe("true")
+    await accessible("payin-settings-page", "Settings → Pay-in, Test connection succeeded")
     await shot("settings")
 
     const { whitelist } = await sandbox("GET", "/_sandbox/merchant")
@@ -238,6 +250,7 @@ export function adminTests(suite: BrowserSuite): void {
       await page.locator('[data-testid="payin-test-result"][data-ok="false"]').waitFor()
       await expect(page.getByTestId("payin-test-result").getAttribute("data-kind")).resolves.toBe("ip_not_whitelisted")
       await expect(page.getByTestId("payin-outgoing-address").textContent()).resolves.toContain("127.0.0.1")
+      await accessible("payin-section-connection", "Settings → Pay-in, Test connection refused (whitelist)")
     } finally {
       await sandbox("PUT", "/_sandbox/merchant", { whitelist })
     }
@@ -253,6 +266,7 @@ export function adminTests(suite: BrowserSuite): void {
     await expect(page.getByTestId("payin-widget-amounts").textContent()).resolves.toContain("1790.00 RUB")
     await expect(page.getByTestId("payin-widget-requisite").textContent()).resolves.toMatch(/\d{4}/)
     await page.getByTestId("payin-order-widget").scrollIntoViewIfNeeded()
+    await accessible("payin-order-widget", "the order widget, paid")
     await shot("order-widget")
   })
 
@@ -275,6 +289,7 @@ export function adminTests(suite: BrowserSuite): void {
     await expect(page.getByTestId("payin-widget-booked").textContent()).resolves.toContain("1700.00 RUB")
     await expect(page.getByTestId("payin-widget-missing").textContent()).resolves.toContain("90.00 RUB")
     await page.getByTestId("payin-order-widget").scrollIntoViewIfNeeded()
+    await accessible("payin-order-widget", "the order widget, underpaid")
     await shot("order-underpaid")
   })
 
@@ -282,6 +297,9 @@ export function adminTests(suite: BrowserSuite): void {
     await page.goto(`${suite.demo.adminUrl}/payin`)
     await page.getByTestId("payin-tx-row").first().waitFor()
     expect(await page.getByTestId("payin-tx-row").count()).toBeGreaterThanOrEqual(4)
+    await accessible("payin-transactions-page", "the transactions list")
+    // each row's id is a link to its detail, for the keyboard (the row's own click is the mouse's)
+    expect(await page.getByTestId("payin-tx-detail-link").count()).toBe(await page.getByTestId("payin-tx-row").count())
     await shot("transactions")
     // rows link to their orders
     expect(await page.getByTestId("payin-tx-order-link").count()).toBeGreaterThanOrEqual(4)
@@ -313,6 +331,7 @@ export function adminTests(suite: BrowserSuite): void {
       await page.locator('[data-testid="payin-reconcile-result"][data-to="closed"]').waitFor()
       await page.locator('[data-testid="payin-tx-status"][data-status="closed"]').waitFor()
       await page.locator('[data-testid="payin-tx-history"] [data-source="admin"][data-to="closed"]').waitFor()
+      await accessible("payin-tx-detail", "a transaction's detail after Reconcile now")
       await shot("transaction-detail")
     } finally {
       await sandbox("PUT", "/_sandbox/merchant", { webhookUrl })
@@ -357,12 +376,17 @@ export function adminTests(suite: BrowserSuite): void {
     // the library loads when the charts are drawn
     await page.locator('[data-testid="payin-insights-volume-chart"][data-drawn="true"] canvas').first().waitFor()
     await page.locator('[data-testid="payin-insights-bank-chart"][data-drawn="true"] canvas').first().waitFor()
+    // the charts' figures as text: a table for assistive technology under each canvas
+    expect(await page.locator('[data-testid="payin-insights-bank-table"] tbody tr').count()).toBeGreaterThan(0)
+    expect(await page.locator('[data-testid="payin-insights-volume-table"] tbody tr').count()).toBeGreaterThan(0)
+    await accessible("payin-insights-page", "insights")
     await shot("insights")
     // a figure leads to the pay-ins behind it
     await page.getByTestId("payin-insight-paid").click()
     await page.waitForURL(/\/payin\?.*paid=true/)
     await page.getByTestId("payin-transactions-linked-filters").waitFor()
     await page.getByTestId("payin-tx-row").first().waitFor()
+    await accessible("payin-transactions-page", "the transactions list filtered from insights")
     expect(await page.getByTestId("payin-tx-row").count()).toBe(Math.min(expected.paid, 20))
     // the same figures as CSV
     const csv = await page.evaluate(async (url) => (await fetch(url, { credentials: "include" })).text(), `${suite.demo.backendUrl}/admin/payin/insights?from=${from}&to=${to}&format=csv`)
@@ -375,6 +399,7 @@ export function adminTests(suite: BrowserSuite): void {
       await ru.goto(`${suite.demo.adminUrl}/settings/payin`)
       await ru.getByTestId("payin-settings-page").waitFor()
       await ru.getByText("Проверить подключение").waitFor()
+      await accessible("payin-settings-page", "Settings → Pay-in in Russian", ru)
       await ru.goto(`${suite.demo.adminUrl}/payin`)
       await ru.getByText("Все пей-ины, которые запрашивал магазин", { exact: false }).waitFor()
     } finally {

@@ -9,6 +9,8 @@
 // meets `payin_requisites_unavailable`; lets the payment window end; with pay again on, gets new
 // details for the same order after the window ended and pays them (captured once), or lets the
 // grace period end (the order canceled); the order page's heading follows each outcome. Each phase's time is printed at the end.
+// Accessibility: axe's WCAG 2.1 A/AA rules on the kit's parts in every state reached (./axe.ts), a
+// purchase by keyboard alone, a countdown run to its end as a screen reader hears it, pay again by keyboard.
 import { ChildProcess, spawn } from "child_process"
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "fs"
 import os from "os"
@@ -17,6 +19,7 @@ import type { Browser, BrowserContext, Page } from "playwright-core"
 import type { RunningSandbox } from "../../src/sandbox"
 import type { PayinStatusResponse } from "../../src/storefront/types"
 import { ensureChromium, launchBrowser } from "../support/chromium"
+import { expectAccessible } from "./axe"
 import { reconcilePayins } from "../../src/money-path/reconcile"
 import { adminHeaders } from "../support/admin"
 import { appSpec } from "../support/harness"
@@ -246,8 +249,8 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
     const cartCookie = async (context: BrowserContext) =>
       (await context.cookies(storefrontUrl)).find((c) => c.name === "_medusa_cart_id" && c.value)?.value
 
-    /** Product → cart → address → delivery → pay-in with this bank and method → "Continue to review". */
-    async function toPayment(page: Page, choice: { bank?: string; method?: string }) {
+    /** Product → cart → address → delivery: the payment step is shown. */
+    async function toPaymentStep(page: Page) {
       await page.goto(`${storefrontUrl}/ru`)
       await page.getByTestId("add-product-button").click()
       await page.waitForURL(/\/ru\/checkout$/)
@@ -260,6 +263,11 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
       await page.getByTestId("submit-address-button").click()
       await page.locator('input[name="shipping_method_id"]').first().check()
       await page.getByTestId("submit-delivery-option-button").click()
+    }
+
+    /** The payment step → pay-in with this bank and method (then "Continue to review"). */
+    async function toPayment(page: Page, choice: { bank?: string; method?: string }) {
+      await toPaymentStep(page)
       await page.locator('input[name="payment-method"][value="pp_payin_default"]').check()
       // the banks come from GET /store/payin/banks, read by the server for this cart
       if (choice.bank) await page.getByTestId("payin-bank-select").selectOption(choice.bank)
@@ -280,6 +288,11 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
       return (await lines.textContent())!
     }
 
+    /** The kit's parts of the order page: the instructions and the heading's lines. */
+    const ORDER_PARTS = ['[data-testid="payin-instructions"]', '[data-testid="order-complete-container"] h1']
+    /** axe's WCAG 2.1 A/AA rules on the kit's parts shown now (0 serious or critical); the app's own markup is not checked. */
+    const accessible = (page: Page, state: string, include: string[] = ORDER_PARTS) => expectAccessible(page, { state: `Next storefront, ${state}`, include })
+
     /** Buys through the storefront (bank vtb, account) up to the order page awaiting payment: the order's id. */
     async function placedAwaiting(page: Page): Promise<string> {
       await toPayment(page, { bank: "vtb", method: "account" })
@@ -297,7 +310,9 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
     it("buys, shows what to pay from the server, pays on the hosted Payment Page, returns through the route to a paid order", async () => {
       await scenario("pay after the order", async ({ page, context, visited }) => {
         await toPayment(page, { bank: "sberbank", method: "card" })
+        await accessible(page, "payment step: bank and method", ['[data-testid="payin-choice"]'])
         await continueToReview(page)
+        await accessible(page, "review: place order and the Payment Page link", ['[data-testid="submit-order-button"]', '[data-testid="payin-payment-page-link"]'])
         const cartId = (await cartCookie(context))!
         expect(cartId).toMatch(/^cart_/)
         await page.getByTestId("submit-order-button").click()
@@ -317,6 +332,7 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
         expect(payin).toMatchObject({ state: "awaiting_payment", bank: "sberbank", method: "card", amount: "1790.00", currency: "RUB" })
         expect(await page.locator('[data-payin="amount"]').textContent()).toContain("1,790.00")
         expect((await page.locator('[data-payin="requisite"]').textContent())!.replace(/\D/g, "")).toBe(payin!.requisite!.number)
+        await accessible(page, "order page: instructions (card)")
 
         await page.getByTestId("payin-instructions").getByTestId("payin-payment-page-link").click()
         await page.waitForURL((url) => url.href.startsWith(sandbox.url))
@@ -326,6 +342,7 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
         await instructions(page, "paid")
         expect(await heading(page, "paid")).toBe("Thank you!Your order was placed and paid.")
         expect(await page.locator('[data-payin="requisite"]').count()).toBe(0)
+        await accessible(page, "order page: paid")
         await eventually("the order captured", async () => (await status(`order_id=${orderId}`)).order?.payment_status === "captured", 30_000)
       })
     })
@@ -371,6 +388,7 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
         expect(text).toContain("(payin_requisites_unavailable)")
         expect(text).toMatch(/another bank or method/)
         expect(await page.getByTestId("submit-order-button").count()).toBe(0)
+        await accessible(page, "payment step: payin_requisites_unavailable", ['[data-testid="payin-choice"]', '[data-testid="payment-method-error-message"]'])
         await continueToReview(page)
         expect(await error.count()).toBe(0)
       })
@@ -385,6 +403,7 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
         await instructions(page, "expired")
         expect(await heading(page, "unpaid")).toMatch(/^Your order was not paid\.The payment window ended before a payment arrived\./)
         expect(await page.locator('[data-payin="requisite"]').count()).toBe(0)
+        await accessible(page, "order page: expired, live")
         await eventually("the order canceled", async () => (await status(`order_id=${orderId}`)).order?.status === "canceled", 30_000)
         await page.reload()
         await instructions(page, "expired")
@@ -392,10 +411,11 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
           "Your order was not paid.The payment window ended before a payment arrived. The order was canceled."
         )
         expect(await page.getByTestId("payin-payment-page-link").count()).toBe(0)
+        await accessible(page, "order page: expired and canceled, after a reload")
       })
     })
 
-    it("pay again: the window ends unpaid, the shopper gets new details on the order page and pays: captured once; a grace period that ends cancels", async () => {
+    it("pay again: the window ends unpaid, the shopper gets new details on the order page, pays them on the hosted Payment Page and returns to the paid order: captured once; a grace period that ends cancels", async () => {
       const container = getContainer()
       const admin = await adminHeaders(container, api)
       await api.post("/admin/payin/settings/default", { payAgain: { enabled: true, graceHours: 1 } }, admin)
@@ -409,18 +429,24 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
         return { orderId, first }
       }
       try {
-        await scenario("pay again", async ({ page }) => {
+        await scenario("pay again", async ({ page, visited }) => {
           const { orderId, first } = await expiredOrder(page)
           expect((await status(`order_id=${orderId}`)).order?.status).not.toBe("canceled")
           await page.getByTestId("payin-pay-again").dblclick()
           await instructions(page, "awaiting_payment")
-          const second = (await status(`order_id=${orderId}`)).payin!
-          expect(second.payin_id).not.toBe(first.payin_id)
+          const { payin: second, cart_id: cartId } = await status(`order_id=${orderId}`)
+          expect(second!.payin_id).not.toBe(first.payin_id)
           expect(await page.locator('[data-payin="requisite"]').count()).toBeGreaterThan(0)
           expect(await page.getByTestId("payin-pay-again").count()).toBe(0)
           expect(await ledger.rows({ order_id: orderId })).toHaveLength(2) // the double click made one pay-in
-          await control("POST", `/_sandbox/transactions/${second.payin_id}/pay`)
+          // the new details paid on the hosted Payment Page: back through the return route the first session named
+          await page.getByTestId("payin-instructions").getByTestId("payin-payment-page-link").click()
+          await page.waitForURL((url) => url.href.startsWith(`${sandbox.url}/pay/${second!.payin_id}`))
+          await page.locator("#paid").click()
+          await page.waitForURL(new RegExp(`/ru/order/${orderId}/confirmed$`))
+          expect(returned(visited, cartId!)).toBe(true)
           await instructions(page, "paid")
+          expect(await heading(page, "paid")).toBe("Thank you!Your order was placed and paid.")
           await eventually("the order captured", async () => (await status(`order_id=${orderId}`)).order?.payment_status === "captured", 30_000)
           const { data } = await (container.resolve("query") as any).graph({
             entity: "order",
@@ -445,6 +471,179 @@ appSpec(({ api, seedStore, getContainer, sql, ledger }) =>
           await instructions(page, "expired")
           expect(await heading(page, "unpaid")).toMatch(/The order was canceled\.$/)
           expect(await page.getByTestId("payin-pay-again").count()).toBe(0)
+        })
+      } finally {
+        await api.post("/admin/payin/settings/default", { payAgain: { enabled: false } }, admin)
+      }
+    })
+
+    /** Presses Tab (Shift+Tab with `back`) until the focus is on `selector`; returns the presses. */
+    async function tabTo(page: Page, selector: string, { back = false, max = 40 } = {}): Promise<number> {
+      for (let presses = 1; presses <= max; presses++) {
+        await page.keyboard.press(back ? "Shift+Tab" : "Tab")
+        if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return presses
+      }
+      throw new Error(`${max} presses of ${back ? "Shift+Tab" : "Tab"} did not reach ${selector}`)
+    }
+    /** The focused element, and whether its focus shows (matches :focus-visible with an outline). */
+    const focused = (page: Page) =>
+      page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null
+        if (!el || el === document.body) return null
+        const style = getComputedStyle(el)
+        return {
+          testId: el.getAttribute("data-testid"),
+          payin: el.getAttribute("data-payin"),
+          copyTarget: el.getAttribute("data-copy-target"),
+          visible: el.matches(":focus-visible") && style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0,
+        }
+      })
+    /** The focused <select>'s option, moved to with the arrow keys (a closed select changes without a popup). */
+    async function arrowTo(page: Page, value: string, max = 20) {
+      for (let presses = 0; presses <= max; presses++) {
+        if ((await page.evaluate(() => (document.activeElement as HTMLSelectElement).value)) === value) return
+        await page.keyboard.press("ArrowDown")
+      }
+      throw new Error(`the arrow keys never chose "${value}"`)
+    }
+
+    it("a keyboard-only purchase: from the payment step, Tab, Shift+Tab, Space and Enter (arrows inside the selects) choose, order and copy, the focus always shown", async () => {
+      await scenario("keyboard only", async ({ page, context }) => {
+        await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: storefrontUrl })
+        await toPaymentStep(page)
+        const payinRadio = 'input[name="payment-method"][value="pp_payin_default"]'
+        await page.locator(payinRadio).waitFor()
+        // no mouse from here: the keyboard starts where the delivery form was sent from
+        await page.getByTestId("submit-delivery-option-button").focus()
+        await tabTo(page, 'input[name="payment-method"]', { max: 3 })
+        // inside a radio group the arrow keys move between the options (only if the pay-in is not the first)
+        for (let i = 0; i < 5 && !(await page.evaluate((s) => document.activeElement?.matches(s) ?? false, payinRadio)); i++) {
+          await page.keyboard.press("ArrowDown")
+        }
+        await page.keyboard.press("Space")
+        expect(await page.locator(payinRadio).isChecked()).toBe(true)
+        expect((await focused(page))?.visible).toBe(true)
+
+        // the kit's bank and method selects come next in the tab order, then "Continue to review"
+        await page.keyboard.press("Tab")
+        expect(await focused(page)).toMatchObject({ testId: "payin-bank-select", visible: true })
+        await arrowTo(page, "vtb")
+        await page.keyboard.press("Tab")
+        expect(await focused(page)).toMatchObject({ testId: "payin-method-select", visible: true })
+        await arrowTo(page, "account")
+        await page.keyboard.press("Tab")
+        expect(await focused(page)).toMatchObject({ testId: "submit-payment-button", visible: true })
+        await page.keyboard.press("Enter")
+        await page.getByTestId("submit-order-button").waitFor()
+        await tabTo(page, '[data-testid="submit-order-button"]')
+        expect((await focused(page))?.visible).toBe(true)
+        await page.keyboard.press("Enter")
+        await page.waitForURL(/\/ru\/order\/order_\w+\/confirmed$/)
+        await instructions(page, "awaiting_payment")
+        const { payin } = await status(`order_id=${orderIdOf(page)}`)
+        expect(payin).toMatchObject({ state: "awaiting_payment", bank: "vtb", method: "account" })
+
+        // the instructions: the amount's copy button, then the requisite's; Shift+Tab goes back
+        await tabTo(page, '[data-payin="copy"]', { max: 10 })
+        expect(await focused(page)).toMatchObject({ copyTarget: "amount", visible: true })
+        await page.keyboard.press("Tab")
+        expect(await focused(page)).toMatchObject({ copyTarget: "requisite", visible: true })
+        const copyRequisite = page.locator('[data-payin="copy"][data-copy-target="requisite"]')
+        await page.keyboard.press("Space")
+        await page.locator('[data-payin="copy"][data-copy-target="requisite"][data-copied="true"]').waitFor()
+        expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(await copyRequisite.getAttribute("data-copy-value"))
+        // its name still says what it copies, and the copy is announced politely
+        const label = (await page.locator('.payin-field:has([data-payin="requisite"]) dt').textContent())!
+        expect(await copyRequisite.getAttribute("aria-label")).toBe(`Copied: ${label}`)
+        expect(await page.locator('.payin-field:has([data-payin="requisite"]) [data-payin="copy-status"]').textContent()).toBe(`Copied to the clipboard: ${label}`)
+        await accessible(page, "order page: a requisite copied")
+        await page.keyboard.press("Shift+Tab")
+        expect(await focused(page)).toMatchObject({ copyTarget: "amount", visible: true })
+        await page.keyboard.press("Enter")
+        await page.locator('[data-payin="copy"][data-copy-target="amount"][data-copied="true"]').waitFor()
+        expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("1790.00")
+      })
+    })
+
+    it("a screen reader hears the countdown at coarse steps only, then the window's end and the expiry (a 70 s window); each state passes axe", async () => {
+      const admin = await adminHeaders(getContainer(), api)
+      // the store's payment window, which the page counts down; the sandbox keeps its own 15 minutes
+      await api.post("/admin/payin/settings/default", { paymentWindowSeconds: 70 }, admin)
+      try {
+        await scenario("countdown to the end", async ({ page }) => {
+          const orderId = await placedAwaiting(page)
+          // every text the countdown's live region takes, and how often the visible time changes meanwhile
+          await page.evaluate(() => {
+            const w = window as unknown as { said: string[]; ticks: number }
+            w.said = []
+            w.ticks = 0
+            const region = document.querySelector('[data-payin="countdown-announcement"]')!
+            new MutationObserver(() => w.said.push(region.textContent ?? "")).observe(region, { childList: true, characterData: true, subtree: true })
+            const timer = document.querySelector('[data-payin="countdown"]')!
+            new MutationObserver(() => w.ticks++).observe(timer, { attributes: true, attributeFilter: ["data-seconds"] })
+          })
+          await page.waitForFunction(() => / left$/.test(document.querySelector('[data-payin="countdown-announcement"]')?.textContent ?? ""), undefined, { timeout: 90_000 })
+          await accessible(page, "order page: the countdown near the end")
+          const statusLine = page.getByTestId("payin-instructions-status")
+          await page.locator('[data-testid="payin-instructions-status"][data-state="window_ended"]').waitFor({ timeout: 90_000 })
+          expect(await statusLine.getAttribute("role")).toBe("status")
+          expect(await statusLine.textContent()).toBe("The payment window has ended. Checking the payment status…")
+          expect(await page.locator('[data-payin="countdown-announcement"]').textContent()).toBe("")
+          const { said, ticks } = await page.evaluate(() => {
+            const w = window as unknown as { said: string[]; ticks: number }
+            return { said: w.said, ticks: w.ticks }
+          })
+          const spoken = said.filter((text, i) => text && text !== said[i - 1])
+          // a few steps of the last minute, while the visible time changed every second
+          expect(spoken.length).toBeGreaterThan(0)
+          for (const text of spoken) expect(text).toMatch(/^(1 minute|30 seconds|10 seconds) left$/)
+          expect(spoken.length).toBeLessThan(ticks)
+          await accessible(page, "order page: the window ended, the outcome being checked")
+
+          await control("POST", `/_sandbox/transactions/${(await status(`order_id=${orderId}`)).payin!.payin_id}/expire`)
+          await instructions(page, "expired")
+          expect(await statusLine.textContent()).toBe("Not paid: the payment window ended")
+          await accessible(page, "order page: expired after the countdown")
+        })
+      } finally {
+        await api.post("/admin/payin/settings/default", { paymentWindowSeconds: null }, admin)
+      }
+    })
+
+    it("pay again by keyboard: offered, new details (the focus moves to the new status), a refusal (the focus moves to why); each state passes axe", async () => {
+      const admin = await adminHeaders(getContainer(), api)
+      await api.post("/admin/payin/settings/default", { payAgain: { enabled: true, graceHours: 1 } }, admin)
+      try {
+        await scenario("pay again, accessible", async ({ page }) => {
+          const expiredOffered = async () => {
+            const orderId = await placedAwaiting(page)
+            await control("POST", `/_sandbox/transactions/${(await status(`order_id=${orderId}`)).payin!.payin_id}/expire`)
+            await instructions(page, "expired")
+            await page.getByTestId("payin-pay-again").waitFor()
+          }
+          await expiredOffered()
+          await accessible(page, "order page: pay again offered")
+          await tabTo(page, '[data-testid="payin-pay-again"]')
+          expect((await focused(page))?.visible).toBe(true)
+          await page.keyboard.press("Enter")
+          await instructions(page, "awaiting_payment")
+          expect(await page.getByTestId("payin-pay-again").count()).toBe(0)
+          // the button left with the old details: the focus is on the new status, not back at the page's top
+          await page.waitForFunction(() => document.activeElement?.getAttribute("data-payin") === "status")
+          await accessible(page, "order page: new payment details")
+
+          // refused: the store stops offering it while the page still does
+          await expiredOffered()
+          await api.post("/admin/payin/settings/default", { payAgain: { enabled: false } }, admin)
+          await tabTo(page, '[data-testid="payin-pay-again"]')
+          await page.keyboard.press("Enter")
+          const refusal = page.getByTestId("payin-pay-again-error")
+          await refusal.waitFor()
+          expect(await refusal.getAttribute("role")).toBe("alert")
+          expect(await refusal.textContent()).toMatch(/\(payin_(pay_again_off|order_canceled)\)$/)
+          expect(await page.getByTestId("payin-pay-again").count()).toBe(0)
+          await page.waitForFunction(() => document.activeElement?.getAttribute("data-testid") === "payin-pay-again-error")
+          await accessible(page, "order page: pay again refused")
         })
       } finally {
         await api.post("/admin/payin/settings/default", { payAgain: { enabled: false } }, admin)

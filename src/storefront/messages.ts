@@ -31,6 +31,8 @@ export type Messages = {
   /** Announced to screen readers after a copy. */
   copiedAnnouncement: string
   copyFailed: string
+  /** A copy button's accessible name after a copy, naming what was copied (`what`: the field's label). */
+  copiedLabel: (what: string) => string
   copyAmount: string
   copyCardNumber: string
   copyAccountNumber: string
@@ -44,6 +46,8 @@ export type Messages = {
   payBySbpQr: string
   sbpQrHint: string
   qrLabel: string
+  /** The QR code's text alternative: what it encodes (an SBP payment or a payment link) and the formatted amount, when known. */
+  qrAlt: (formattedAmount: string | null, sbp: boolean) => string
   qrHint: string
   openPayLink: string
   openInBankApp: string
@@ -182,6 +186,7 @@ const en: Messages = {
   copied: "Copied",
   copiedAnnouncement: "Copied to the clipboard",
   copyFailed: "Could not copy. Select the text and copy it yourself.",
+  copiedLabel: (what) => `Copied: ${what}`,
   copyAmount: "Copy amount",
   copyCardNumber: "Copy card number",
   copyAccountNumber: "Copy account number",
@@ -194,6 +199,8 @@ const en: Messages = {
   payBySbpQr: "Pay by SBP QR",
   sbpQrHint: "Scan the code with your bank's app, or on your phone tap the button and choose your bank.",
   qrLabel: "QR code for this payment",
+  qrAlt: (amount, sbp) =>
+    sbp ? (amount ? `SBP QR code to pay ${amount}` : "SBP QR code for this payment") : amount ? `QR code of the payment link to pay ${amount}` : "QR code for this payment",
   qrHint: "Scan the code with your phone to pay there.",
   openPayLink: "Open the payment link",
   openInBankApp: "Open in the bank app",
@@ -261,6 +268,7 @@ const ru: Messages = {
   copied: "Скопировано",
   copiedAnnouncement: "Скопировано в буфер обмена",
   copyFailed: "Не получилось скопировать. Выделите текст и скопируйте его вручную.",
+  copiedLabel: (what) => `Скопировано: ${what}`,
   copyAmount: "Скопировать сумму",
   copyCardNumber: "Скопировать номер карты",
   copyAccountNumber: "Скопировать номер счёта",
@@ -273,6 +281,8 @@ const ru: Messages = {
   payBySbpQr: "Оплатить по QR-коду СБП",
   sbpQrHint: "Отсканируйте код в приложении банка или, если вы с телефона, нажмите кнопку и выберите свой банк.",
   qrLabel: "QR-код для оплаты",
+  qrAlt: (amount, sbp) =>
+    sbp ? (amount ? `QR-код СБП для оплаты ${amount}` : "QR-код СБП для оплаты") : amount ? `QR-код ссылки для оплаты ${amount}` : "QR-код для оплаты",
   qrHint: "Наведите камеру телефона на код, чтобы оплатить с него.",
   openPayLink: "Открыть ссылку для оплаты",
   openInBankApp: "Открыть в приложении банка",

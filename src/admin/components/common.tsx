@@ -1,4 +1,5 @@
-// Small shared pieces of the plugin's admin pages.
+// Small shared pieces of the plugin's admin pages. Links use Medusa's `text-ui-fg-interactive-hover`
+// shade: its `text-ui-fg-interactive` blue is 3.7:1 on white, under WCAG AA's 4.5:1 (5.2:1).
 import { Badge, StatusBadge, Text, Tooltip } from "@medusajs/ui"
 import type { ReactNode } from "react"
 import { useTranslation } from "react-i18next"

@@ -73,7 +73,7 @@ export function PageLink({ tx, testId }: { tx: TransactionDetail; testId: string
   if (!href) return null
   return (
     <Row label={t("payin.detail.paymentPage")}>
-      <a href={href} target="_blank" rel="noreferrer" className="text-ui-fg-interactive" data-testid={testId}>
+      <a href={href} target="_blank" rel="noreferrer" className="text-ui-fg-interactive-hover" data-testid={testId}>
         {t("payin.common.open")}
       </a>
     </Row>
@@ -86,7 +86,7 @@ export function DisputeFacts({ tx, testId }: { tx: TransactionDetail; testId: st
   if (!d) return null
   const link = (url: string | null) =>
     safeHttpUrl(url) ? (
-      <a href={safeHttpUrl(url)!} target="_blank" rel="noreferrer" className="text-ui-fg-interactive">
+      <a href={safeHttpUrl(url)!} target="_blank" rel="noreferrer" className="text-ui-fg-interactive-hover">
         {t("payin.common.open")}
       </a>
     ) : (

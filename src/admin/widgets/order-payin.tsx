@@ -30,7 +30,7 @@ const OrderPayinWidget = ({ data: order }: DetailWidgetProps<AdminOrder>) => {
           <DisputeFacts tx={tx} testId="payin-widget-dispute" />
           <FlagFacts tx={tx} testId="payin-widget-flags" />
           <div className="flex items-center justify-between px-6 py-4">
-            <Link to={`/payin/${tx.id}`} className="text-ui-fg-interactive txt-small">
+            <Link to={`/payin/${tx.id}`} className="text-ui-fg-interactive-hover txt-small">
               {t("payin.widget.details")}
             </Link>
             <ReconcileButton id={tx.id} testId="payin-widget-reconcile" resultTestId="payin-widget-reconcile-result" />

@@ -82,13 +82,23 @@ describe("PayinInstructions (English)", () => {
 
   it("has a live region for each copy button", () => {
     expect(findAll(html(), 'data-payin="copy"')).toHaveLength(3)
-    expect(findAll(html(), 'class="payin-sr" aria-live="polite"')).toHaveLength(3)
+    expect(findAll(html(), 'class="payin-sr" aria-live="polite" data-payin="copy-status"')).toHaveLength(3)
   })
 
   it("counts down with a timer role and the time in words", () => {
     const countdown = find(html(), 'data-payin="countdown"')!
-    expect(countdown.attrs).toMatchObject({ role: "timer", "data-seconds": "872", "aria-label": "14 minutes 32 seconds left" })
+    expect(countdown.attrs).toMatchObject({ role: "timer", "aria-live": "off", "data-seconds": "872", "aria-label": "14 minutes 32 seconds left" })
     expect(countdown.text).toContain("14:32")
+  })
+
+  it("has a polite live region for the countdown, empty until a step is crossed (not every second)", () => {
+    const region = find(html(), 'data-payin="countdown-announcement"')!
+    expect(region.attrs).toMatchObject({ class: "payin-sr", "aria-live": "polite", "aria-atomic": "true" })
+    expect(region.text).toBe("")
+  })
+
+  it("lets the status line take the focus (after pay again) without putting it in the tab order", () => {
+    expect(find(html(), 'data-payin="status"')!.attrs.tabindex).toBe("-1")
   })
 
   it("links the hosted Payment Page in the same tab", () => {
@@ -141,7 +151,8 @@ describe("PayinInstructions by method", () => {
       payin: view({ method: "qr", requisite: { bank: "tinkoff", owner_name: "Anna K.", number: "https://qr.nspk.ru/AS1000ABCDEF", sbp_number: null } }),
     })
     const qr = find(html, 'data-payin="qr"')!
-    expect(qr.html).toMatch(/<svg[^>]*role="img"[^>]*aria-label="QR code for this payment"/)
+    // its text alternative says what it encodes and for how much
+    expect(qr.html).toMatch(/<svg[^>]*role="img"[^>]*aria-label="SBP QR code to pay RUB.1,790\.00"/)
     expect(qr.html).toMatch(/<path d="M\d+ \d+h\d+/)
     const pay = find(html, 'data-payin="pay-link"')!
     expect(pay.attrs).toMatchObject({ href: "https://qr.nspk.ru/AS1000ABCDEF", rel: "noopener noreferrer" })

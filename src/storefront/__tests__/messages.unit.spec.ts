@@ -22,6 +22,15 @@ describe("payinMessages", () => {
     expect(timeLeftWords(0)).toBe("0 seconds left")
   })
 
+  it("names what a copy button copied and what a QR code is for, in both languages", () => {
+    expect(payinMessages.en.copiedLabel("Card number")).toBe("Copied: Card number")
+    expect(payinMessages.ru.copiedLabel("Номер карты")).toBe("Скопировано: Номер карты")
+    expect(payinMessages.en.qrAlt("RUB 1,790.00", true)).toBe("SBP QR code to pay RUB 1,790.00")
+    expect(payinMessages.en.qrAlt(null, false)).toBe("QR code for this payment")
+    expect(payinMessages.ru.qrAlt("1 790,00 ₽", true)).toBe("QR-код СБП для оплаты 1 790,00 ₽")
+    expect(payinMessages.ru.qrAlt("1 790,00 ₽", false)).toBe("QR-код ссылки для оплаты 1 790,00 ₽")
+  })
+
   it("says the time left in words with Russian plural forms", () => {
     const { timeLeftWords } = payinMessages.ru
     expect(timeLeftWords(872)).toBe("До конца оплаты 14 минут 32 секунды")

@@ -85,10 +85,12 @@ export type PayinBankMethodSelectProps = {
   className?: string
 }
 
+// Select borders 4.8:1 on white (a control's edge needs 3:1, WCAG 1.4.11) and the instructions' focus ring.
 const CHOICE_CSS = `
 :where(.payin-choice){display:flex;flex-wrap:wrap;gap:12px;margin:8px 0 16px}
 :where(.payin-choice) label{display:flex;flex-direction:column;gap:4px;flex:1 1 12rem;font-size:.875rem}
-:where(.payin-choice) select{min-height:44px;padding:8px 12px;border:1px solid #d1d5db;border-radius:6px;background:#fff;font:inherit;font-size:1rem}
+:where(.payin-choice) select{min-height:44px;padding:8px 12px;border:1px solid #6b7280;border-radius:6px;background:#fff;color:#1a1d23;font:inherit;font-size:1rem}
+:where(.payin-choice) select:focus-visible{outline:3px solid #1d4ed8;outline-offset:2px}
 `
 
 /** Nothing for another provider or when the banks could not be read. */

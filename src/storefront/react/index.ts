@@ -76,3 +76,4 @@ export { usePayinStatus, type UsePayinStatusOptions, type UsePayinStatusResult }
 export { usePayinChoice, PayinBankMethodSelect, type PayinChoice, type UsePayinChoiceOptions, type PayinBankMethodSelectProps } from "./choice"
 export { PayinPaymentButton, type PayinPaymentButtonProps, type PayinButtonRenderProps } from "./payment-button"
 export { PayinOrderHeading, type PayinOrderHeadingProps } from "./order-heading"
+export { countdownAnnouncement, countdownAnnouncer, type CountdownAnnouncement } from "./announce"

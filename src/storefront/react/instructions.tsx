@@ -1,14 +1,15 @@
 "use client"
-import { useMemo, type ReactNode } from "react"
+import { useEffect, useMemo, useRef, type ReactNode } from "react"
 import { formatDuration } from "../countdown"
 import { copyValue, formatAmount, formatRequisite } from "../format"
 import { paymentLinks, qrPayload, safePaymentPageUrl } from "../links"
 import { getMessages, requisiteLabels, stateText, type Messages, type PayinLocale } from "../messages"
 import { FINAL_SHOPPER_STATES, type PayinOrderView, type PayinStatusView } from "../types"
 import { CopyButton, type CopyTarget } from "./copy-button"
+import { focusLost } from "./pay-again"
 import { QrCode } from "./qr-code"
 import { PAYIN_CSS } from "./styles"
-import { useCountdown } from "./use-countdown"
+import { useCountdown, useCountdownAnnouncement } from "./use-countdown"
 
 export type PayinInstructionsProps = {
   payin: PayinStatusView
@@ -25,6 +26,11 @@ export type PayinInstructionsProps = {
   /** Skip the built-in stylesheet (class names stay; `PAYIN_CSS` is exported for your own CSS). */
   unstyled?: boolean
   nonce?: string
+  /**
+   * When this changes to another truthy value, the status line takes the focus if nothing has it
+   * (the control the shopper was on went away: "Get new payment details" once the new ones came).
+   */
+  focusStatusKey?: string | number | null
 }
 
 type Tone = "info" | "success" | "danger" | "warning"
@@ -39,7 +45,7 @@ function Field(props: { label: string; name: string; value: string; valueClass?:
         <span className={cls("payin-value", props.valueClass)} data-payin={props.name}>
           {props.value}
         </span>
-        {props.copy && <CopyButton {...props.copy} messages={props.messages} />}
+        {props.copy && <CopyButton {...props.copy} what={props.label} messages={props.messages} />}
       </dd>
     </div>
   )
@@ -68,13 +74,15 @@ function Outcome({ payin, locale, messages: m }: { payin: PayinStatusView; local
 
 /** Presentational: pass fresh `payin` data ({@link PayinLiveInstructions} polls). Test ids and `data-payin` hooks: README. */
 export function PayinInstructions(props: PayinInstructionsProps) {
-  const { payin, order, locale = "en", clockOffsetMs = 0, onExpire, actions, outcomeActions, notice, className, unstyled, nonce } = props
+  const { payin, order, locale = "en", clockOffsetMs = 0, onExpire, actions, outcomeActions, notice, className, unstyled, nonce, focusStatusKey } = props
   const m = useMemo(() => getMessages(locale, props.messages), [locale, props.messages])
   const final = payin.final || FINAL_SHOPPER_STATES.includes(payin.state)
   const awaiting = !final && payin.state === "awaiting_payment"
   const expiresAt = awaiting && payin.expires_at && Number.isFinite(Date.parse(payin.expires_at)) ? payin.expires_at : null
   const left = useCountdown(expiresAt, clockOffsetMs, onExpire)
   const windowOver = expiresAt !== null && left.expired
+  // the timer itself is not live (it changes every second); this says the time at coarse steps
+  const announcement = useCountdownAnnouncement(left.totalSeconds, expiresAt !== null && !windowOver, m.timeLeftWords)
 
   const tone: Tone =
     payin.state === "paid" ? "success" : final ? "danger" : windowOver || payin.state === "in_review" ? "warning" : "info"
@@ -85,6 +93,10 @@ export function PayinInstructions(props: PayinInstructionsProps) {
   const payHref = links.sbpQrUrl ?? links.payUrl ?? links.appUrl
   const pageUrl = !final && payin.state !== "in_review" ? safePaymentPageUrl(payin.payment_page_url) : null
   const bank = requisite?.bank || payin.bank
+  const statusRef = useRef<HTMLParagraphElement>(null)
+  useEffect(() => {
+    if (focusStatusKey && focusLost()) statusRef.current?.focus()
+  }, [focusStatusKey])
 
   return (
     <>
@@ -101,7 +113,7 @@ export function PayinInstructions(props: PayinInstructionsProps) {
         lang={locale}
       >
         {order?.display_id != null && <p className="payin-caption">{m.orderNumber(order.display_id)}</p>}
-        <p className={cls("payin-status", busy && "payin-busy")} data-payin="status" data-testid="payin-instructions-status" data-state={windowOver ? "window_ended" : payin.state} data-tone={tone} role="status" aria-live="polite" suppressHydrationWarning>
+        <p className={cls("payin-status", busy && "payin-busy")} data-payin="status" data-testid="payin-instructions-status" data-state={windowOver ? "window_ended" : payin.state} data-tone={tone} role="status" aria-live="polite" tabIndex={-1} ref={statusRef} suppressHydrationWarning>
           {windowOver ? m.windowEnded : stateText(payin.state, m)}
         </p>
         {notice && <p className="payin-notice">{notice}</p>}
@@ -113,6 +125,7 @@ export function PayinInstructions(props: PayinInstructionsProps) {
             data-seconds={left.totalSeconds}
             data-ended={windowOver || undefined}
             role="timer"
+            aria-live="off"
             aria-label={windowOver ? m.windowEnded : m.timeLeftWords(left.totalSeconds)}
             suppressHydrationWarning
           >
@@ -123,6 +136,11 @@ export function PayinInstructions(props: PayinInstructionsProps) {
               {formatDuration(left.totalSeconds)}
             </span>
           </div>
+        )}
+        {expiresAt && (
+          <p className="payin-sr" data-payin="countdown-announcement" aria-live="polite" aria-atomic="true">
+            {announcement}
+          </p>
         )}
 
         {final ? (
@@ -154,7 +172,7 @@ export function PayinInstructions(props: PayinInstructionsProps) {
               <div className="payin-links">
                 {qrText && (
                   <figure className="payin-qr" data-payin="qr">
-                    <QrCode text={qrText} label={m.qrLabel} />
+                    <QrCode text={qrText} label={m.qrAlt(payin.amount ? formatAmount(payin.amount, payin.currency, locale) : null, !!links.sbpQrUrl)} />
                     <figcaption className="payin-hint">{links.sbpQrUrl ? m.sbpQrHint : m.qrHint}</figcaption>
                   </figure>
                 )}

@@ -52,6 +52,15 @@ export function PayinLiveInstructions(props: PayinLiveInstructionsProps) {
     [onUpdate]
   )
   const { data, error, refresh, replace } = usePayinStatus({ fetchStatus, initial, onUpdate: handleUpdate })
+  // each pay-again answer shown moves the focus to the new status (the button is gone)
+  const [payAgainDone, setPayAgainDone] = useState(0)
+  const showPayAgain = useCallback(
+    (response: PayinStatusResponse) => {
+      replace(response)
+      setPayAgainDone((n) => n + 1)
+    },
+    [replace]
+  )
 
   if (data?.payin) {
     const until = payAgain && payAgainOpen(data) ? data.pay_again?.until : null
@@ -64,8 +73,9 @@ export function PayinLiveInstructions(props: PayinLiveInstructionsProps) {
         clockOffsetMs={offset}
         onExpire={refresh}
         actions={actions}
-        outcomeActions={until && payAgain ? <PayinPayAgain until={until} payAgain={payAgain} onDone={replace} locale={locale} messages={props.messages} /> : null}
+        outcomeActions={until && payAgain ? <PayinPayAgain until={until} payAgain={payAgain} onDone={showPayAgain} locale={locale} messages={props.messages} /> : null}
         notice={error ? m.reconnecting : null}
+        focusStatusKey={payAgainDone}
         className={className}
         unstyled={unstyled}
         nonce={nonce}

@@ -6,6 +6,11 @@ import { getMessages, type Messages, type PayinLocale } from "../messages"
 import type { PayinPayAgainResult } from "../store-client"
 import type { PayinStatusResponse } from "../types"
 
+/** True when nothing has the focus any more (the focused control was removed). */
+export function focusLost(): boolean {
+  return typeof document !== "undefined" && (!document.activeElement || document.activeElement === document.body)
+}
+
 /** Refusals that do not go away by asking again: the button is removed, the message stays. */
 const LASTING_REFUSALS = ["payin_pay_again_off", "payin_grace_over", "payin_order_paid", "payin_order_canceled", "payin_not_this_provider"]
 
@@ -79,10 +84,24 @@ export function PayinPayAgain({ until, payAgain, onDone, locale = "en", messages
 
 export function PayAgainView({ run, busy, error, closed, until, locale, messages: m }: UsePayinPayAgainResult & { until: string; locale: string; messages: Messages }) {
   const when = formatDateTime(until, locale)
+  const errorRef = useRef<HTMLParagraphElement>(null)
+  // a lasting refusal removes the button the shopper was on: the focus goes to why, not to the page's top
+  useEffect(() => {
+    if (closed && error && focusLost()) errorRef.current?.focus()
+  }, [closed, error])
   return (
     <div className="payin-pay-again" data-payin="pay-again">
       {!closed && (
-        <button type="button" className="payin-button payin-button-primary" data-testid="payin-pay-again" disabled={busy} aria-busy={busy || undefined} onClick={() => void run()}>
+        // aria-disabled, not disabled, while the request runs: a disabled button drops the keyboard's
+        // focus to the page's top; a second press joins the running request (usePayinPayAgain)
+        <button
+          type="button"
+          className="payin-button payin-button-primary"
+          data-testid="payin-pay-again"
+          aria-disabled={busy || undefined}
+          aria-busy={busy || undefined}
+          onClick={() => void run()}
+        >
           {m.payAgain}
         </button>
       )}
@@ -92,7 +111,7 @@ export function PayAgainView({ run, busy, error, closed, until, locale, messages
         </p>
       )}
       {error && (
-        <p className="payin-error" data-testid="payin-pay-again-error" role="alert">
+        <p className="payin-error" data-testid="payin-pay-again-error" role="alert" tabIndex={-1} ref={errorRef}>
           {m.errorText(error.code, error.message)}
         </p>
       )}

@@ -64,7 +64,7 @@ ${R} .payin-outcome-title{font-size:1.25rem;font-weight:700}
 ${R} .payin-actions{display:flex;flex-direction:column;gap:8px}
 ${R} .payin-actions:empty{display:none}
 ${R} .payin-pay-again{display:flex;flex-direction:column;gap:8px}
-${R} .payin-button:disabled{opacity:.7;cursor:progress}
+${R} .payin-button:disabled,${R} .payin-button[aria-disabled=true]{opacity:.7;cursor:progress}
 ${R} .payin-error{color:${v("danger-fg")};font-weight:600}
 ${R} .payin-busy::before{content:"";display:inline-block;width:.6em;height:.6em;margin-inline-end:.5em;border-radius:50%;background:currentColor;animation:payin-pulse 1.2s ease-in-out infinite}
 @keyframes payin-pulse{50%{opacity:.25}}

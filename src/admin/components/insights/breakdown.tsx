@@ -26,11 +26,11 @@ export function Breakdown({ rows, by, period }: { rows: Insights["by_bank"]; by:
           {rows.map((row) => (
             <Table.Row key={row.key} data-testid={`payin-insights-${by}-row`} data-key={row.key}>
               <Table.Cell>
-                {row.key ? <Link to={listLink(period, { [by]: row.key })} className="text-ui-fg-interactive">{row.key}</Link> : t("payin.insights.unknown")}
+                {row.key ? <Link to={listLink(period, { [by]: row.key })} className="text-ui-fg-interactive-hover">{row.key}</Link> : t("payin.insights.unknown")}
               </Table.Cell>
               <Table.Cell className="text-right">{n(row.offered)}</Table.Cell>
               <Table.Cell className="text-right">
-                {row.key ? <Link to={listLink(period, { [by]: row.key, paid: "true" })} className="text-ui-fg-interactive">{n(row.paid)}</Link> : n(row.paid)}
+                {row.key ? <Link to={listLink(period, { [by]: row.key, paid: "true" })} className="text-ui-fg-interactive-hover">{n(row.paid)}</Link> : n(row.paid)}
               </Table.Cell>
               <Table.Cell className="text-right">{n(row.ended_unpaid)}</Table.Cell>
               <Table.Cell className="text-right" data-testid={`payin-insights-${by}-conversion`}>{formatShare(row.conversion, i18n.language)}</Table.Cell>

@@ -1,8 +1,11 @@
 // uPlot is imported only when a chart is drawn (a chunk of its own): the rest of the admin never downloads it.
+// A canvas says nothing to a screen reader: each chart's figures are also a visually hidden table,
+// and the canvas is hidden from assistive technology.
 import { useEffect, useRef } from "react"
 import { useTranslation } from "react-i18next"
 import type uPlot from "uplot"
 import type { Insights } from "../../lib/insights-api"
+import { formatShare } from "./links"
 
 const DAY = 86_400
 /** What both charts share: the size, no legend (the caption says it), no cursor. */
@@ -112,16 +115,53 @@ export function InsightCharts({ figures }: { figures: Insights }) {
     t("payin.insights.chartFailed"),
     [figures, i18n.language]
   )
+  const currency = daily.currency?.toUpperCase() ?? ""
+  const amount = (value: number) => new Intl.NumberFormat(i18n.language, { maximumFractionDigits: 2 }).format(value)
   return (
     <div className="grid grid-cols-1 gap-4 px-6 py-4 lg:grid-cols-2" data-testid="payin-insights-charts">
       <figure>
-        <figcaption className="txt-compact-small text-ui-fg-subtle mb-2">{t("payin.insights.volumeChart", { currency: daily.currency?.toUpperCase() ?? "" })}</figcaption>
-        <div ref={volume} data-testid="payin-insights-volume-chart" />
+        <figcaption className="txt-compact-small text-ui-fg-subtle mb-2">{t("payin.insights.volumeChart", { currency })}</figcaption>
+        <div ref={volume} data-testid="payin-insights-volume-chart" aria-hidden="true" />
+        <FiguresTable
+          caption={t("payin.insights.volumeTable", { currency })}
+          head={[t("payin.insights.day"), t("payin.insights.received")]}
+          rows={daily.days.flatMap((at, i) => (daily.amounts[i] ? [[new Date(at * 1000).toISOString().slice(0, 10), amount(daily.amounts[i])]] : []))}
+          testId="payin-insights-volume-table"
+        />
       </figure>
       <figure>
         <figcaption className="txt-compact-small text-ui-fg-subtle mb-2">{t("payin.insights.bankChart")}</figcaption>
-        <div ref={conversion} data-testid="payin-insights-bank-chart" />
+        <div ref={conversion} data-testid="payin-insights-bank-chart" aria-hidden="true" />
+        <FiguresTable
+          caption={t("payin.insights.bankTable")}
+          head={[t("payin.insights.bank"), t("payin.insights.conversion")]}
+          rows={banks.map((b) => [b.key ?? "", formatShare(b.conversion, i18n.language)])}
+          testId="payin-insights-bank-table"
+        />
       </figure>
     </div>
+  )
+}
+
+/** A chart's figures as a table only assistive technology sees (Tailwind's sr-only). */
+function FiguresTable({ caption, head, rows, testId }: { caption: string; head: [string, string]; rows: string[][]; testId: string }) {
+  return (
+    <table className="sr-only" data-testid={testId}>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">{head[0]}</th>
+          <th scope="col">{head[1]}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(([key, value]) => (
+          <tr key={key}>
+            <th scope="row">{key}</th>
+            <td>{value}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   )
 }

@@ -36,7 +36,7 @@ export function PeriodBar({
         </Button>
       ))}
       <Select value={providerId || "__all"} onValueChange={(v) => update({ provider_id: v === "__all" ? "" : v })} size="small">
-        <Select.Trigger data-testid="payin-insights-provider">
+        <Select.Trigger data-testid="payin-insights-provider" aria-label={t("payin.insights.provider")}>
           <Select.Value />
         </Select.Trigger>
         <Select.Content>
@@ -46,7 +46,7 @@ export function PeriodBar({
           ))}
         </Select.Content>
       </Select>
-      <a href={csvUrl} download className="txt-compact-small-plus text-ui-fg-interactive ml-auto" data-testid="payin-insights-csv">
+      <a href={csvUrl} download className="txt-compact-small-plus text-ui-fg-interactive-hover ml-auto" data-testid="payin-insights-csv">
         {t("payin.insights.csv")}
       </a>
     </div>

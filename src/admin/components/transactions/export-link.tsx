@@ -42,7 +42,7 @@ export function ExportLink({ status, flag }: { status: string; flag: string }) {
       </div>
       <div className="w-48" data-testid="payin-export-by">
         <Select value={by} onValueChange={(v) => setBy(v as "created" | "closed")} size="small">
-          <Select.Trigger>
+          <Select.Trigger aria-label={t("payin.transactions.exportBy")}>
             <Select.Value />
           </Select.Trigger>
           <Select.Content>

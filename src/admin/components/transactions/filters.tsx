@@ -21,6 +21,7 @@ export function TransactionFilters({
   return (
     <div className="flex flex-wrap items-center gap-2 px-6 py-4">
       <form
+        role="search"
         onSubmit={(e) => {
           e.preventDefault()
           update({ q: search.trim() })
@@ -28,8 +29,10 @@ export function TransactionFilters({
       >
         <Input
           size="small"
-          type="search"
+          // not type="search": Medusa's Input then adds a magnifier role="img" without a name
+          type="text"
           placeholder={t("payin.transactions.search")}
+          aria-label={t("payin.transactions.search")}
           value={search}
           onChange={(e) => setSearch(e.target.value)}
           data-testid="payin-filter-search"
@@ -37,7 +40,7 @@ export function TransactionFilters({
       </form>
       <div className="w-48" data-testid="payin-filter-status">
         <Select value={status || "__all"} onValueChange={(v) => update({ status: v === "__all" ? "" : v })} size="small">
-          <Select.Trigger>
+          <Select.Trigger aria-label={t("payin.transactions.status")}>
             <Select.Value />
           </Select.Trigger>
           <Select.Content>
@@ -52,7 +55,7 @@ export function TransactionFilters({
       </div>
       <div className="w-48" data-testid="payin-filter-flag">
         <Select value={flag || "__all"} onValueChange={(v) => update({ flag: v === "__all" ? "" : v })} size="small">
-          <Select.Trigger>
+          <Select.Trigger aria-label={t("payin.transactions.flags")}>
             <Select.Value />
           </Select.Trigger>
           <Select.Content>

@@ -1,4 +1,5 @@
-// One page of the ledger: a row per pay-in, linking to its detail and to its order.
+// One page of the ledger: a row per pay-in, linking to its detail and to its order. The whole row
+// opens the detail for a mouse; its id is the link to it for the keyboard and screen readers.
 import { Table } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
 import { Link, useNavigate } from "react-router-dom"
@@ -44,14 +45,18 @@ export function TransactionsTable({ transactions }: { transactions: TransactionR
             </Table.Cell>
             <Table.Cell onClick={(e) => e.stopPropagation()}>
               {tx.order_id ? (
-                <Link to={`/orders/${tx.order_id}`} className="text-ui-fg-interactive" data-testid="payin-tx-order-link">
+                <Link to={`/orders/${tx.order_id}`} className="text-ui-fg-interactive-hover" data-testid="payin-tx-order-link">
                   {tx.order_id.slice(-8)}
                 </Link>
               ) : (
                 "—"
               )}
             </Table.Cell>
-            <Table.Cell className="font-mono txt-compact-xsmall">{tx.id.slice(-10)}</Table.Cell>
+            <Table.Cell className="font-mono txt-compact-xsmall" onClick={(e) => e.stopPropagation()}>
+              <Link to={`/payin/${tx.id}`} className="text-ui-fg-interactive-hover" data-testid="payin-tx-detail-link">
+                {tx.id.slice(-10)}
+              </Link>
+            </Table.Cell>
           </Table.Row>
         ))}
       </Table.Body>

@@ -102,6 +102,19 @@ describe("the settings page's sections", () => {
     expect(html).not.toMatch(/payin\.(settings|common)\./) // no key without its text
   })
 
+  it("names every control by its label: for= an id that is there, a group by aria-labelledby", () => {
+    const html = render("en", <ProviderSettingsForm settings={provider} encryptionConfigured />) + render("en", <PluginSettingsForm plugin={plugin} />)
+    const ids = new Set([...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]))
+    const targets = [...html.matchAll(/<label[^>]* for="([^"]+)"/g)].map((m) => m[1])
+    expect(targets.length).toBeGreaterThan(20)
+    for (const id of targets) expect([id, ids.has(id)]).toEqual([id, true])
+    // the switches and selects too (Radix buttons, named only through the label's for=)
+    expect(html).toMatch(/<button[^>]*role="switch"[^>]*id="payin-signRequests"/)
+    expect(html).toMatch(/<button[^>]*role="combobox"[^>]*id="payin-amountPolicy\.mode"/)
+    expect(html).toMatch(/role="group" id="payin-allowedMethods" aria-labelledby="payin-allowedMethods-label"/)
+    expect(ids.has("payin-allowedMethods-label")).toBe(true)
+  })
+
   it.each(["en", "ru"] as const)("draws the plugin-wide fields in their own container with their own save, in %s", (language) => {
     const html = render(language, <PluginSettingsForm plugin={plugin} />)
     expect(html).toContain('data-testid="payin-plugin-settings"')

@@ -35,7 +35,7 @@ const PayinDetailPage = () => {
       <Container className="divide-y p-0">
         <div className="flex items-start justify-between px-6 py-4">
           <div className="flex flex-col gap-1">
-            <Link to="/payin" className="text-ui-fg-interactive txt-small">
+            <Link to="/payin" className="text-ui-fg-interactive-hover txt-small">
               ← {t("payin.detail.back")}
             </Link>
             <div className="flex items-center gap-2">
@@ -50,7 +50,7 @@ const PayinDetailPage = () => {
         <Row label={t("payin.detail.sessionId")}>{tx.session_id ?? "—"}</Row>
         <Row label={t("payin.common.order")}>
           {tx.order_id ? (
-            <Link to={`/orders/${tx.order_id}`} className="text-ui-fg-interactive" data-testid="payin-tx-order-link">
+            <Link to={`/orders/${tx.order_id}`} className="text-ui-fg-interactive-hover" data-testid="payin-tx-order-link">
               {tx.order_id}
             </Link>
           ) : (

@@ -15,10 +15,10 @@ function InstanceSelect({ providers, value, onChange }: { providers: ProviderSet
   const { t } = useTranslation()
   return (
     <div className="flex items-center gap-2 px-6 py-4">
-      <Label size="small">{t("payin.settings.instance")}</Label>
+      <Label size="small" htmlFor="payin-instance">{t("payin.settings.instance")}</Label>
       <div className="w-64" data-testid="payin-instance-select">
         <Select value={value} onValueChange={onChange} size="small">
-          <Select.Trigger>
+          <Select.Trigger id="payin-instance">
             <Select.Value />
           </Select.Trigger>
           <Select.Content>
