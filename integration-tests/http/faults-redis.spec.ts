@@ -146,6 +146,8 @@ appSpec((h, { dbConfig }) => {
       await eventually("the pay-in whose callback was lost captured once (reconciliation on the watchdog)", () => capturedOnce([lost.sessionId]), 240_000, 500)
       const lostRecoveryMs = Date.now() - restartedAt
       expect(worker.log()).toContain("payin-reconcile is overdue")
+      // the cause it names is the one it sees: Medusa stopped calling the job, whose schedule Redis kept
+      expect(worker.log()).toMatch(/payin-reconcile is overdue [^\n]*has not called it in this process[^\n]*kept in Redis/)
       console.log(
         `[faults-redis] reconciliation scheduled by Medusa after Redis came back empty: ${scheduledAfterCrash}; the lost callback's pay-in ` +
           `captured ${(lostRecoveryMs / 1000).toFixed(1)} s after Redis came back, with no restart (the plugin's schedule watchdog)`

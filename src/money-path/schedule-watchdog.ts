@@ -1,4 +1,5 @@
 import { MedusaContainer } from "@medusajs/framework/types"
+import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../modules/payin/key"
 import { errorMessage } from "../client/errors"
 import { jobOverdue } from "../modules/payin/job-runs/job-runs"
@@ -7,6 +8,35 @@ import type PayinModuleService from "../modules/payin/service"
 const CHECK_EVERY_MS = 15_000
 
 const watched = new Set<string>()
+/** When Medusa's scheduler last called each job in this process. */
+const lastTick = new Map<string, number>()
+
+export type Scheduler = "redis" | "in-process"
+
+/**
+ * Why a job is overdue, from what this process can see: whether Medusa still calls the job here,
+ * and where Medusa keeps its schedules. Never a cause it cannot see.
+ */
+export function overdueCause(input: { lastTickAt: number | undefined; windowMs: number; now: number; scheduler: Scheduler }): string {
+  const { lastTickAt, windowMs, now, scheduler } = input
+  if (lastTickAt !== undefined && now - lastTickAt <= windowMs) {
+    return `Medusa calls it in this process (last at ${new Date(lastTickAt).toISOString()}), but no run finished: see its errors above`
+  }
+  const since = lastTickAt === undefined ? "" : ` since ${new Date(lastTickAt).toISOString()}`
+  return scheduler === "redis"
+    ? `Medusa's scheduler has not called it in this process${since}; its schedules are kept in Redis, which loses them when it restarts without its data: restart the workers to restore them`
+    : `Medusa's in-process scheduler has not called it in this process${since}`
+}
+
+function schedulerOf(container: MedusaContainer): Scheduler {
+  try {
+    const config = container.resolve(ContainerRegistrationKeys.CONFIG_MODULE) as { modules?: Record<string, unknown> }
+    const engine = config.modules?.[Modules.WORKFLOW_ENGINE] as { resolve?: unknown } | undefined
+    return typeof engine?.resolve === "string" && engine.resolve.includes("redis") ? "redis" : "in-process"
+  } catch {
+    return "in-process"
+  }
+}
 
 /** Medusa keeps its scheduled jobs in Redis, lost with Redis's data until the workers restart: an overdue job is run here. */
 export function keepScheduled(
@@ -15,6 +45,7 @@ export function keepScheduled(
   run: (container: MedusaContainer) => Promise<unknown>,
   intervalSeconds: (payin: PayinModuleService) => Promise<number>
 ): void {
+  lastTick.set(name, Date.now())
   if (watched.has(name)) return
   watched.add(name)
   let warned = false
@@ -25,19 +56,17 @@ export function keepScheduled(
     try {
       const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
       const last = await payin.jobs.last(name)
-      if (!jobOverdue(last?.last_run_at ?? null, await intervalSeconds(payin))) {
+      const interval = await intervalSeconds(payin)
+      if (!jobOverdue(last?.last_run_at ?? null, interval)) {
         if (warned) container.resolve("logger").info(`payin: ${name} runs on schedule again`)
         warned = false
         return
       }
       if (!warned) {
         warned = true
-        container
-          .resolve("logger")
-          .warn(
-            `payin: ${name} is overdue (Medusa's scheduler lost its jobs? Redis restarted without its data): ` +
-              `run by the plugin's own timer meanwhile; restart the workers to restore Medusa's schedules`
-          )
+        const cause = overdueCause({ lastTickAt: lastTick.get(name), windowMs: (2 * interval + 60) * 1000, now: Date.now(), scheduler: schedulerOf(container) })
+        const ran = last?.last_run_at ? `no run finished since ${new Date(last.last_run_at).toISOString()}` : "it never ran"
+        container.resolve("logger").warn(`payin: ${name} is overdue (due every ${interval} s, ${ran}): ${cause}. The plugin's own timer runs it meanwhile`)
       }
       await run(container)
     } catch (error) {
