@@ -8,7 +8,10 @@
 //   - the same captures against Medusa's own POST /admin/payments/:id/capture (pp_system_default);
 //   - the lookups the service receives while webhooks are delivered (must be 0);
 //   - reconciliation of BENCH_PENDING pending pay-ins against the sandbox: time and memory growth;
-//   - the apply path's work as a plain async function vs as a Medusa workflow (cost per webhook).
+//   - the apply path's work as a plain async function vs as a Medusa workflow (cost per webhook);
+//   - the plugin's OpenTelemetry spans and metrics: registered (an SDK tracer provider with a batch
+//     span processor and a no-op exporter, a meter provider) vs not registered, closed → capture
+//     and duplicate webhooks, rounds alternating in this process.
 // Prints; asserts only correctness (every answer as expected, every order captured, 0 lookups).
 import path from "path"
 import { performance } from "perf_hooks"
@@ -16,6 +19,7 @@ import { setFlagsFromString } from "v8"
 import { runInNewContext } from "vm"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
 import { generateEntityId } from "@medusajs/framework/utils"
+import type { MedusaContainer } from "@medusajs/framework/types"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { PayinClient } from "../../src/client/client"
 import { sign } from "../../src/client/signature"
@@ -32,6 +36,8 @@ import { SMOKE, benchSetting } from "./smoke"
 import { countServiceCalls } from "./service-calls"
 import { alternating, median, medianOf } from "./stats"
 import { applyPlain, applyWorkflow, noopWorkflow } from "./workflow-cost"
+import { switchableOtel } from "./otel"
+import { SPANS, capturedSince, countStatusChanges, traceEffect, traceWebhook, traced } from "../../src/telemetry"
 
 jest.setTimeout(900_000)
 
@@ -55,6 +61,34 @@ sandboxForApp(KEY, { requisitesPerMethod: 1000, webhookUrl: null }, (s) => (sand
 /** Server time per closed → capture webhook at once (1 / median throughput), for the workflow figure. */
 let webhookCaptureMs: number | null = null
 
+/** Throws unless every webhook was answered 200 {status: closed, effects: [captured]} and every order's payment is captured. */
+async function expectCaptured(container: MedusaContainer, orders: PayinOrder[], result: Batch, what: string): Promise<Batch> {
+  const wrong = result.bodies
+    .map((b, i) => ({ b, i }))
+    .filter(({ b }) => {
+      const parsed = JSON.parse(b)
+      return !(parsed.received && parsed.status === "closed" && parsed.effects?.includes("captured") && !parsed.effectPending)
+    })
+  if (wrong.length) {
+    throw new Error(
+      `${what}: ${wrong.length} of ${orders.length} webhooks not answered 200 {status: closed, effects: [captured]}; ` +
+        `answers ${JSON.stringify(result.statuses)}, first: ${wrong[0].b} (order ${orders[wrong[0].i].orderId})`
+    )
+  }
+  const left = await uncaptured(container, orders.map((o) => o.sessionId))
+  if (left.length) throw new Error(`${what}: ${left.length} of ${orders.length} orders not captured after their webhook`)
+  return result
+}
+
+/** Holds the scheduled reconciliation's lock for the benchmark, so every lookup the service sees comes from what is measured. */
+async function holdReconciliation(knex: any): Promise<void> {
+  await knex.raw(
+    `insert into locking (id, owner_id, expiration) values (?, ?, now() + interval '1 hour')
+     on conflict (id) do update set owner_id = excluded.owner_id, expiration = excluded.expiration`,
+    ["payin:reconcile", "bench-webhooks"]
+  )
+}
+
 medusaIntegrationTestRunner({
   inApp: true,
   cwd: path.join(__dirname, "..", "app"),
@@ -66,13 +100,8 @@ medusaIntegrationTestRunner({
       const lines: string[] = []
       const knex = container.resolve("__pg_connection__") as any
 
-      // The scheduled reconciliation (every minute, src/jobs) looks up unfinished pay-ins: hold
-      // its lock for the benchmark so every lookup the service sees comes from what is measured.
-      await knex.raw(
-        `insert into locking (id, owner_id, expiration) values (?, ?, now() + interval '1 hour')
-         on conflict (id) do update set owner_id = excluded.owner_id, expiration = excluded.expiration`,
-        ["payin:reconcile", "bench-webhooks"]
-      )
+      // The scheduled reconciliation (src/jobs) looks up unfinished pay-ins: hold its lock
+      await holdReconciliation(knex)
       const calls = countServiceCalls(sandbox)
 
       // pay-ins the store knows (ledger rows), created at the sandbox
@@ -186,24 +215,8 @@ medusaIntegrationTestRunner({
       const admin = await adminHeaders(container, api)
       const ctx = { container, shop, sandbox, key: KEY, ...(ONE_ROLLUP ? { sessionData: { bank: "sberbank", method: "card" } } : {}) }
 
-      const deliver = async (orders: PayinOrder[], what: string): Promise<Batch> => {
-        const result = await calls.during(() => batch(base, IN_FLIGHT, orders.map((o) => o.webhook)))
-        const wrong = result.bodies
-          .map((b, i) => ({ b, i }))
-          .filter(({ b }) => {
-            const parsed = JSON.parse(b)
-            return !(parsed.received && parsed.status === "closed" && parsed.effects?.includes("captured") && !parsed.effectPending)
-          })
-        if (wrong.length) {
-          throw new Error(
-            `${what}: ${wrong.length} of ${orders.length} webhooks not answered 200 {status: closed, effects: [captured]}; ` +
-              `answers ${JSON.stringify(result.statuses)}, first: ${wrong[0].b} (order ${orders[wrong[0].i].orderId})`
-          )
-        }
-        const left = await uncaptured(container, orders.map((o) => o.sessionId))
-        if (left.length) throw new Error(`${what}: ${left.length} of ${orders.length} orders not captured after their webhook`)
-        return result
-      }
+      const deliver = async (orders: PayinOrder[], what: string): Promise<Batch> =>
+        expectCaptured(container, orders, await calls.during(() => batch(base, IN_FLIGHT, orders.map((o) => o.webhook))), what)
       const captureInMedusa = async (orders: SystemOrder[]): Promise<Batch> => {
         const result = await batch(
           base,
@@ -364,6 +377,145 @@ medusaIntegrationTestRunner({
       )
       recordLines(lines)
       console.log(["", "workflow cost benchmark", ...lines, ""].join("\n"))
+    })
+
+    it("measures the cost of the plugin's tracing and metrics (OpenTelemetry registered vs not)", async () => {
+      const base = api.defaults.baseURL as string
+      const container = getContainer()
+      await holdReconciliation(container.resolve("__pg_connection__"))
+      const seed = await seedDemoStore(container, {
+        providerIds: ["pp_payin_default"],
+        adminEmail: TEST_ADMIN.email,
+        adminPassword: TEST_ADMIN.password,
+      })
+      const ctx = { container, shop: new Storefront(api, seed), sandbox, key: KEY }
+      const capture = async (orders: PayinOrder[], what: string) =>
+        expectCaptured(container, orders, await batch(base, IN_FLIGHT, orders.map((o) => o.webhook)), what)
+      const otel = switchableOtel()
+      try {
+        // each timed run switches OpenTelemetry on or off first, and counts the spans exported during
+        // it and this process's CPU time per request (Medusa, the plugin and the load generator: the
+        // machine's other load, which moves throughput by ±30 % here, moves it far less)
+        type Counted = { spans: number; cpuMsPerRequest: number }
+        const counted: Record<"on" | "off", Counted[]> = { on: [], off: [] }
+        const as = <T extends { count: number }>(mode: "on" | "off", run: () => Promise<T>) => async (): Promise<T> => {
+          otel[mode]()
+          await otel.flush() // what the untimed preparation traced goes out before the count starts
+          const before = otel.spansExported()
+          const cpu = process.cpuUsage()
+          const result = await run()
+          const used = process.cpuUsage(cpu)
+          await otel.flush()
+          counted[mode].push({ spans: otel.spansExported() - before, cpuMsPerRequest: (used.user + used.system) / 1000 / result.count })
+          return result
+        }
+        const taken = () => {
+          const runs = { on: [...counted.on], off: [...counted.off] }
+          counted.on.length = counted.off.length = 0
+          return runs
+        }
+
+        // warm-up (not recorded): both ways
+        const warm = await preparePayinOrders(ctx, SMOKE ? 2 : 8)
+        await as("on", () => capture(warm.slice(0, warm.length / 2), "warm-up traced"))()
+        await as("off", () => capture(warm.slice(warm.length / 2), "warm-up untraced"))()
+        taken()
+
+        // closed → capture of placed orders, ORDERS per run, orders of the same age both ways
+        let prepared: { on: PayinOrder[]; off: PayinOrder[] } | null = null
+        const captures = await alternating(
+          ROUNDS,
+          {
+            off: as("off", () => capture(prepared!.off, "webhook, tracing not registered")),
+            on: as("on", () => capture(prepared!.on, "webhook, tracing registered")),
+          },
+          async () => {
+            const orders = await preparePayinOrders(ctx, 2 * ORDERS)
+            prepared = { off: orders.filter((_, i) => i % 2 === 0), on: orders.filter((_, i) => i % 2 === 1) }
+          }
+        )
+        const captureCounts = taken()
+
+        // duplicates: one applied callback again and again (verify, the inbox's memory, answer)
+        const duplicate = warm[0].webhook
+        await rate(base, CONNECTIONS, Math.min(1, SECONDS), () => duplicate) // warm-up
+        const duplicates = await alternating(ROUNDS, {
+          off: as("off", () => rate(base, CONNECTIONS, SECONDS, () => duplicate)),
+          on: as("on", () => rate(base, CONNECTIONS, SECONDS, () => duplicate)),
+        })
+        expect(duplicates.on.concat(duplicates.off).every((r) => Object.keys(r.statuses).join() === "200")).toBe(true)
+        const duplicateCounts = taken()
+
+        // what was measured: spans while registered, none while not
+        expect(captureCounts.on.concat(duplicateCounts.on).every((c) => c.spans > 0)).toBe(true)
+        expect(captureCounts.off.concat(duplicateCounts.off).every((c) => c.spans === 0)).toBe(true)
+
+        // the plugin's own telemetry calls of one webhook, alone in a loop (CPU time, so the machine's
+        // other load hardly moves it): what tracing adds to each request, against its CPU time above
+        const ledgerId = "payintx_01JBENCH0000000000000000000"
+        const webhookCalls = (capturing: boolean) =>
+          traceWebhook(
+            "default",
+            async (span) => {
+              await traced(SPANS.webhookVerify, {}, async (s) => s.set({ "payin.webhook.signature": "ok" }))
+              await traced(SPANS.webhookStore, {}, async () => ({ inserted: capturing }), (e) => ({ "payin.inbox.new": e.inserted }))
+              span.set({ "payin.provider_id": "pp_payin_default" })
+              if (!capturing) return "duplicate"
+              await traced(SPANS.apply, { "payin.source": "webhook" }, async (apply) => {
+                countStatusChanges([{ kind: "status", from: "active", to: "closed" }])
+                await traceEffect("capture", ledgerId, async () => ({ outcome: "done" as const }))
+                capturedSince(Date.now() - 50, "webhook")
+                apply.set({ "payin.id": ledgerId, "payin.status.from": "active", "payin.status.to": "closed", "payin.status.changed": true, "payin.effect_pending": false })
+              })
+              return "applied"
+            },
+            () => 200
+          )
+        const CALLS = SMOKE ? 200 : 20_000
+        const loop = (capturing: boolean) => async () => {
+          const cpu = process.cpuUsage()
+          for (let i = 0; i < CALLS; i++) await webhookCalls(capturing)
+          const used = process.cpuUsage(cpu)
+          return { count: CALLS, cpuUs: (used.user + used.system) / CALLS }
+        }
+        const calls = await alternating(ROUNDS, {
+          duplicateOff: as("off", loop(false)),
+          duplicateOn: as("on", loop(false)),
+          captureOff: as("off", loop(true)),
+          captureOn: as("on", loop(true)),
+        })
+        taken()
+        const cpuUs = (runs: { cpuUs: number }[]) => median(runs.map((r) => r.cpuUs))
+        const cpuMsOff = (c: { off: Counted[] }) => median(c.off.map((x) => x.cpuMsPerRequest))
+        const added = (on: { cpuUs: number }[], off: { cpuUs: number }[], perRequestMs: number) => {
+          const extra = cpuUs(on) - cpuUs(off)
+          return `+${extra.toFixed(1)} µs (${cpuUs(on).toFixed(1)} vs ${cpuUs(off).toFixed(1)} µs), ${((extra / 1000 / perRequestMs) * 100).toFixed(1)} % of its request's CPU time above`
+        }
+
+        const perSecond = (runs: { rps: number }[]) => `${median(runs.map((r) => r.rps)).toFixed(1)}/s`
+        const ratio = (on: { rps: number }[], off: { rps: number }[]) => on.map((r, k) => r.rps / off[k].rps)
+        const spansPer = (c: Counted[], runs: { count: number }[]) =>
+          (c.reduce((a, b) => a + b.spans, 0) / runs.reduce((a, b) => a + b.count, 0)).toFixed(1)
+        const cpu = (c: { on: Counted[]; off: Counted[] }) => {
+          const on = median(c.on.map((x) => x.cpuMsPerRequest))
+          const off = median(c.off.map((x) => x.cpuMsPerRequest))
+          const perRun = c.on.map((x, k) => x.cpuMsPerRequest / c.off[k].cpuMsPerRequest)
+          return `process CPU per request registered / not ${medianOf(perRun, 3)}: ${on.toFixed(2)} ms vs ${off.toFixed(2)} ms (medians)`
+        }
+        const lines = [
+          `tracing registered / not registered (the plugin's spans and metrics; SDK tracer provider, batch span processor, no-op exporter; meter provider), ` +
+            `webhook closed → capture throughput: ${medianOf(ratio(captures.on, captures.off))} (target >= 0.95); registered ${perSecond(captures.on)}, not ${perSecond(captures.off)}; ` +
+            `${cpu(captureCounts)}; ${ORDERS} placed orders per run, ${IN_FLIGHT} in flight, ${spansPer(captureCounts.on, captures.on)} spans per webhook`,
+          `tracing registered / not registered, duplicate webhooks: ${medianOf(ratio(duplicates.on, duplicates.off))} (target >= 0.95); registered ${perSecond(duplicates.on)}, not ${perSecond(duplicates.off)}; ` +
+            `${cpu(duplicateCounts)}; ${CONNECTIONS} connections, ${SECONDS} s runs, ${spansPer(duplicateCounts.on, duplicates.on)} spans per request`,
+          `tracing registered / not registered, the plugin's telemetry calls of one webhook alone (${CALLS} in a loop, CPU time, median of ${ROUNDS}): ` +
+            `duplicate ${added(calls.duplicateOn, calls.duplicateOff, cpuMsOff(duplicateCounts))}; closed → capture ${added(calls.captureOn, calls.captureOff, cpuMsOff(captureCounts))}`,
+        ]
+        recordLines(lines)
+        console.log(["", "tracing cost benchmark", ...lines, ""].join("\n"))
+      } finally {
+        await otel.shutdown()
+      }
     })
   },
 })

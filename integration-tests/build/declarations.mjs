@@ -35,7 +35,8 @@ for (const entry of readdirSync(out, { recursive: true })) {
   const before = readFileSync(file, "utf8")
   const text = before.replace(/(["'])@medusajs\/types\1/g, "$1@medusajs/framework/types$1")
   if (text !== before) writeFileSync(file, text)
-  for (const [, specifier] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|reference\s+types=)["']([^"']+)["']/g)) {
+  // `from` not after a dot: a quoted name such as "payin.status.from" is not an import
+  for (const [, specifier] of text.matchAll(/(?:(?<![\w.$])from\s*|\bimport\s*\(\s*|\bimport\s+|reference\s+types=)["']([^"'\s]+)["']/g)) {
     if (!specifier.startsWith(".") && !(file.startsWith(sandboxDir) ? allowedInSandbox : allowed).has(packageOf(specifier))) {
       problems.push(`${path.relative(root, file)} imports "${specifier}", which is not a dependency or peer dependency`)
     }

@@ -362,7 +362,8 @@ describe("the packed plugin's declarations", () => {
     const problems: string[] = []
     for (const file of declarations) {
       const text = readFileSync(path.join(pluginDir, file), "utf8")
-      const pattern = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|reference\s+(?:path|types)=)["']([^"']+)["']/g
+      // `from` not after a dot: a quoted name such as "payin.status.from" (src/telemetry) is not an import
+      const pattern = /(?:(?<![\w.$])from\s*|\bimport\s*\(\s*|\bimport\s+|reference\s+(?:path|types)=)["']([^"'\s]+)["']/g
       for (const [, specifier] of text.matchAll(pattern)) {
         if (specifier.startsWith(".")) {
           const base = path.join(path.dirname(file), specifier).replace(/\.js$/, "")
@@ -400,7 +401,7 @@ describe("the packed plugin's declarations", () => {
       // not Medusa's under "node": @medusajs/framework has no typesVersions (the storefront side never names it)
       for (const file of declarations) {
         const text = readFileSync(path.join(pluginDir, file), "utf8")
-        for (const [, specifier] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*)"([^".][^"]*)"/g)) {
+        for (const [, specifier] of text.matchAll(/(?:(?<![\w.$])from\s*|\bimport\s*\(\s*)"([^".\s][^"\s]*)"/g)) {
           if (kind === "Node10" && specifier.startsWith("@medusajs/")) continue
           const { resolvedModule } = ts.resolveModuleName(specifier, path.join(pluginDir, file), options, ts.sys)
           if (!resolvedModule) wrong.push(`${kind} ${file}: "${specifier}" does not resolve`)

@@ -15,6 +15,7 @@ const READMES = [
   "src/storefront/README.md",
   "src/api/README.md",
   "src/notifications/README.md",
+  "src/telemetry/README.md",
   "integration-tests/README.md",
   "integration-tests/storefront-next/README.md",
 ]

@@ -7,6 +7,7 @@ import { PayinNotFoundError, PayinServiceError } from "./errors"
 import { Bank, BankListSchema, Currency, CurrencyListSchema, PayinRequest, Transaction, TransactionSchema } from "./schemas"
 import { sign } from "./signature"
 import { DeadlineError, addressError, readCapped, transportError } from "./transport"
+import { type ServiceOperation, traceServiceCall } from "../telemetry"
 
 export type PayinClientOptions = {
   baseUrl: string
@@ -99,12 +100,47 @@ export class PayinClient {
 
   /** Once; an `ambiguous` error may have taken effect. */
   async createPayInOnce(body: PayinRequest): Promise<Transaction> {
-    return this.post(body, this.deadline("creating the pay-in"))
+    return this.call("create_payin", "creating the pay-in", (deadline) => this.post(body, deadline))
   }
 
   /** At most once: a POST of unknown outcome (or a taken external id) is followed by a lookup, and re-sent only when the service has none. */
   async createPayIn(body: PayinRequest, externalId: string): Promise<Transaction> {
-    const deadline = this.deadline("creating the pay-in")
+    return this.call("create_payin", "creating the pay-in", (deadline) => this.create(body, externalId, deadline))
+  }
+
+  async getTransaction(id: string): Promise<Transaction> {
+    return this.call("get_payin", "looking the pay-in up", (deadline) => this.getById(id, deadline))
+  }
+
+  async getTransactionByExternalId(externalId: string): Promise<Transaction> {
+    return this.call("get_payin_by_external_id", "looking the pay-in up", (deadline) => this.getByExternalId(externalId, deadline))
+  }
+
+  async findByExternalId(externalId: string): Promise<Transaction | null> {
+    return this.call("find_payin_by_external_id", "looking the pay-in up", (deadline) => this.findWithin(externalId, deadline))
+  }
+
+  async lookUp(ref: { id?: string | null; externalId?: string | null }): Promise<Transaction | null> {
+    return this.call("look_up", "looking the pay-in up", (deadline) => this.lookUpWithin(ref, deadline))
+  }
+
+  async listBanks(): Promise<Bank[]> {
+    return this.call("list_banks", "listing the banks", (deadline) => this.get("/payment/trading/banks", unwrapList(BankListSchema), deadline))
+  }
+
+  async listCurrencies(): Promise<Currency[]> {
+    return this.call("list_currencies", "listing the currencies", (deadline) =>
+      this.get("/payment/trading/currency", unwrapList(CurrencyListSchema), deadline)
+    )
+  }
+
+  /** One operation under one deadline, traced (the deadline counts its HTTP exchanges). */
+  private call<T>(operation: ServiceOperation, what: string, run: (deadline: OperationDeadline) => Promise<T>): Promise<T> {
+    const deadline = new OperationDeadline(what, this.timeoutMs)
+    return traceServiceCall(operation, deadline, () => run(deadline))
+  }
+
+  private async create(body: PayinRequest, externalId: string, deadline: OperationDeadline): Promise<Transaction> {
     let lastError: unknown
     for (let attempt = 1; ; attempt++) {
       if (attempt > 1) {
@@ -128,20 +164,7 @@ export class PayinClient {
     throw lastError
   }
 
-  async getTransaction(id: string): Promise<Transaction> {
-    return this.getById(id, this.deadline("looking the pay-in up"))
-  }
-
-  async getTransactionByExternalId(externalId: string): Promise<Transaction> {
-    return this.getByExternalId(externalId, this.deadline("looking the pay-in up"))
-  }
-
-  async findByExternalId(externalId: string): Promise<Transaction | null> {
-    return this.findWithin(externalId, this.deadline("looking the pay-in up"))
-  }
-
-  async lookUp(ref: { id?: string | null; externalId?: string | null }): Promise<Transaction | null> {
-    const deadline = this.deadline("looking the pay-in up")
+  private async lookUpWithin(ref: { id?: string | null; externalId?: string | null }, deadline: OperationDeadline): Promise<Transaction | null> {
     if (ref.id) {
       try {
         return await this.getById(ref.id, deadline)
@@ -151,18 +174,6 @@ export class PayinClient {
       }
     }
     return ref.externalId ? this.findWithin(ref.externalId, deadline) : null
-  }
-
-  async listBanks(): Promise<Bank[]> {
-    return this.get("/payment/trading/banks", unwrapList(BankListSchema), this.deadline("listing the banks"))
-  }
-
-  async listCurrencies(): Promise<Currency[]> {
-    return this.get("/payment/trading/currency", unwrapList(CurrencyListSchema), this.deadline("listing the currencies"))
-  }
-
-  private deadline(operation: string): OperationDeadline {
-    return new OperationDeadline(operation, this.timeoutMs)
   }
 
   private async post(body: PayinRequest, deadline: OperationDeadline): Promise<Transaction> {
@@ -240,6 +251,7 @@ export class PayinClient {
     // trips them): one deadline covers connecting, the headers and the whole body.
     const deadline = new AbortController()
     const timer = setTimeout(() => deadline.abort(new DeadlineError()), budget)
+    operation.exchanges++
     try {
       const res = await (this.ownPool ?? poolFor(this.origin, this.guarded)).request({
         method,
@@ -250,6 +262,7 @@ export class PayinClient {
         bodyTimeout: budget,
         signal: deadline.signal,
       })
+      operation.lastStatus = res.statusCode
       const text = await readCapped(res, this.maxResponseBytes, method, path)
       return { status: res.statusCode, text }
     } catch (error) {

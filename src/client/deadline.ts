@@ -4,6 +4,9 @@ export const OPERATION_DEADLINE_FACTOR = 2
 export class OperationDeadline {
   readonly totalMs: number
   private readonly at: number
+  /** HTTP exchanges sent under this deadline, and the last answer's status: what the call's span reports. */
+  exchanges = 0
+  lastStatus?: number
 
   constructor(readonly operation: string, timeoutMs: number) {
     this.totalMs = timeoutMs * OPERATION_DEADLINE_FACTOR

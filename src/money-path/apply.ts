@@ -6,6 +6,7 @@ import type PayinModuleService from "../modules/payin/service"
 import type { LedgerRow, StatusSource } from "../modules/payin/service"
 import { payinProviderId } from "../provider-id"
 import { isDisputeStatus } from "../status"
+import { type PayinSpan, SPANS, traced } from "../telemetry"
 import { followInMedusa } from "./effects"
 import { payinLockOptions, withLock } from "./lock"
 
@@ -21,6 +22,8 @@ export type ApplyPayinEventInput = {
   transaction: Transaction
   source: StatusSource
   effectRun?: EffectRun
+  /** When the webhook that brought it came in (ms): a capture it leads to is timed from then. */
+  receivedAt?: number
 }
 
 export type ApplyPayinEventResult = {
@@ -32,8 +35,12 @@ export type ApplyPayinEventResult = {
   effectPending: boolean
 }
 
+export function applyPayinEvent(container: MedusaContainer, input: ApplyPayinEventInput): Promise<ApplyPayinEventResult> {
+  return traced(SPANS.apply, { "payin.source": input.source }, (span) => apply(container, input, span))
+}
+
 /** Loops when another service transaction claimed the row meanwhile (two pay-ins racing for one session). */
-export async function applyPayinEvent(container: MedusaContainer, input: ApplyPayinEventInput): Promise<ApplyPayinEventResult> {
+async function apply(container: MedusaContainer, input: ApplyPayinEventInput, span: PayinSpan): Promise<ApplyPayinEventResult> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
   const accounts = new Set((await payin.settings.sameAccount(input.instanceId)).map(payinProviderId))
   accounts.add(payinProviderId(input.instanceId))
@@ -58,8 +65,15 @@ export async function applyPayinEvent(container: MedusaContainer, input: ApplyPa
           // `new` (the store's status poll, anyone may call it): never a retry, those are reconciliation's
           const run = effectRun !== "new" || (transition.changed && !Number(current.effect_attempts))
           const outcome = run
-            ? await followInMedusa(container, payin, current, { force: effectRun === "now", hold })
+            ? await followInMedusa(container, payin, current, { force: effectRun === "now", hold, source: input.source, receivedAt: input.receivedAt })
             : { effects: [], pending: Boolean(current.effect_pending) }
+          span.set({
+            "payin.id": current.id,
+            "payin.status.from": transition.from,
+            "payin.status.to": transition.to,
+            "payin.status.changed": transition.changed,
+            "payin.effect_pending": outcome.pending,
+          })
           return {
             ledgerId: current.id,
             status: current.status,

@@ -4,9 +4,10 @@ import { cancelOrderWorkflow } from "@medusajs/medusa/core-flows"
 import { errorMessage } from "../client/errors"
 import type { EffectAnnouncement, EffectOutcomeRecord } from "../modules/payin/ledger/effects"
 import { EffectFencedError } from "../modules/payin/ledger/errors"
-import type { LedgerRow } from "../modules/payin/ledger/types"
+import type { LedgerRow, StatusSource } from "../modules/payin/ledger/types"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
+import { capturedSince, traceEffect } from "../telemetry"
 import { authorizeForOrder, captureRest, completeCart, recordOrderCaptures } from "./book"
 import { type CaptureStep, decideBooked, decideCapture, decideOrderEnd, paysLate } from "./decide"
 import { type LockHold, LockLostError, payinLockOptions, withLock } from "./lock"
@@ -18,6 +19,9 @@ export type EffectOutcome = { effects: string[]; pending: boolean }
 export type EffectRunOptions = {
   force?: boolean
   hold?: LockHold
+  /** What runs it (none: a retry); a capture is timed from `receivedAt` (the webhook's receipt), else from when the ledger recorded the payment. */
+  source?: StatusSource
+  receivedAt?: number
 }
 
 type Run = {
@@ -37,10 +41,21 @@ export async function followInMedusa(
   if (!row.effect_pending) {
     return { effects: [], pending: false }
   }
+  const { outcome: _o, ...ran } = await traceEffect(row.effect_pending, row.id, () => runEffect(container, payin, row, options))
+  if (ran.effects.includes("captured")) capturedSince(options.receivedAt ?? row.paid_at, options.source)
+  return ran
+}
+
+async function runEffect(
+  container: MedusaContainer,
+  payin: PayinModuleService,
+  row: LedgerRow,
+  options: EffectRunOptions
+): Promise<EffectOutcome & { outcome: "done" | "failed" | "stopped" | "deferred" }> {
   const claimed = await payin.ledger.effects.claim(row.id, { force: options.force })
   if (!claimed?.effect_pending) {
     // backing off after a failure: reconciliation runs it when due
-    return { effects: [], pending: true }
+    return { effects: [], pending: true, outcome: "deferred" }
   }
   const effect = claimed.effect_pending
   const fence = Number(claimed.effect_fence)
@@ -77,17 +92,17 @@ export async function followInMedusa(
     } else {
       await inCollection(() => endOrder(container, payin, claimed, effects, run))
     }
-    return { effects, pending: false }
+    return { effects, pending: false, outcome: "done" }
   } catch (error) {
     const message = errorMessage(error)
     if (error instanceof LockLostError || error instanceof EffectFencedError) {
       // not a failure of the effect: whoever holds the pay-in now does it (or the next run)
       container.resolve("logger").warn(`payin: stopped the ${effect} of ${row.id}: ${message}`)
-      return { effects, pending: true }
+      return { effects, pending: true, outcome: "stopped" }
     }
     container.resolve("logger").warn(`payin: ${effect} of ${row.id} did not happen yet, will retry: ${message}`)
     await payin.ledger.effects.failed(row.id, effect, message, fence)
-    return { effects, pending: true }
+    return { effects, pending: true, outcome: "failed" }
   }
 }
 

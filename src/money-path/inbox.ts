@@ -5,6 +5,7 @@ import { Transaction, TransactionSchema } from "../client/schemas"
 import { ForeignPayinError } from "../modules/payin/ledger/errors"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
+import { SPANS, traced } from "../telemetry"
 import { ApplyPayinEventResult, applyPayinEvent } from "./apply"
 
 export type InboxOutcome =
@@ -59,8 +60,10 @@ export async function receivePayinWebhookBefore(
   const logger = container.resolve("logger")
   const what = `webhook ${transaction.id} (${transaction.status}) for ${providerId}`
   let outcome: DeadlineOutcome
+  // the route set the deadline when the request came in
+  const receivedAt = deadline - WEBHOOK_ANSWER_DEADLINE_MS
   try {
-    const result = await beforeDeadline(receivePayinWebhook(container, providerId, transaction, rawBody), deadline, (error) =>
+    const result = await beforeDeadline(receivePayinWebhook(container, providerId, transaction, rawBody, receivedAt), deadline, (error) =>
       logger.warn(`payin: ${what} failed after its deadline, will retry: ${errorMessage(error)}`)
     )
     outcome = result === LATE ? { outcome: "late" } : result
@@ -75,29 +78,32 @@ export async function receivePayinWebhookBefore(
   return outcome
 }
 
+/** `receivedAt`: when the callback came in (ms), the start of its webhook-to-capture time. */
 export async function receivePayinWebhook(
   container: MedusaContainer,
   providerId: string,
   transaction: Transaction,
-  rawBody: string
+  rawBody: string,
+  receivedAt = Date.now()
 ): Promise<InboxOutcome> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
-  const entry = await payin.inbox.receive(providerId, transaction, rawBody)
+  const entry = await traced(SPANS.webhookStore, {}, () => payin.inbox.receive(providerId, transaction, rawBody), (e) => ({ "payin.inbox.new": e.inserted }))
   if (!entry.inserted && (entry.state === "applied" || entry.state === "rejected")) {
     return entry.state === "applied" ? { outcome: "duplicate" } : { outcome: "foreign", error: "refused before" }
   }
-  return applyInboxEntry(container, entry.id, providerId, transaction)
+  return applyInboxEntry(container, entry.id, providerId, transaction, receivedAt)
 }
 
 export async function applyInboxEntry(
   container: MedusaContainer,
   entryId: string,
   providerId: string,
-  transaction: Transaction
+  transaction: Transaction,
+  receivedAt?: number
 ): Promise<InboxOutcome> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
   try {
-    const result = await applyPayinEvent(container, { instanceId: instanceIdOf(providerId)!, transaction, source: "webhook" })
+    const result = await applyPayinEvent(container, { instanceId: instanceIdOf(providerId)!, transaction, source: "webhook", receivedAt })
     await payin.inbox.settle(entryId, { ok: true, result })
     return { outcome: "applied", ...result }
   } catch (error) {
@@ -128,7 +134,7 @@ export async function retryWebhookInbox(
       await payin.inbox.settle(entry.id, { ok: false, error: "stored body is not a Transaction", permanent: true, reason: "invalid_transaction" })
       continue
     }
-    const outcome = await applyInboxEntry(container, entry.id, entry.provider_id, parsed.data)
+    const outcome = await applyInboxEntry(container, entry.id, entry.provider_id, parsed.data, new Date(entry.created_at).getTime())
     if (outcome.outcome === "applied") {
       applied++
     }

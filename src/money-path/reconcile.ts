@@ -4,6 +4,7 @@ import { errorMessage } from "../client/errors"
 import type { LedgerRow } from "../modules/payin/ledger/types"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
+import { traceReconcile } from "../telemetry"
 import { applyPendingEffect } from "./apply"
 import { tryLock } from "./lock"
 import { retryWebhookInbox } from "./inbox"
@@ -28,7 +29,11 @@ export type ReconcileReport = {
   durationMs: number
 }
 
-export async function reconcilePayins(container: MedusaContainer, options: ReconcileOptions = {}): Promise<ReconcileReport> {
+export function reconcilePayins(container: MedusaContainer, options: ReconcileOptions = {}): Promise<ReconcileReport> {
+  return traceReconcile(() => reconcile(container, options))
+}
+
+async function reconcile(container: MedusaContainer, options: ReconcileOptions): Promise<ReconcileReport> {
   const started = Date.now()
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
   const logger = container.resolve("logger")

@@ -9,6 +9,7 @@ import { LockTimeoutError, withLock } from "../money-path/lock"
 import { cartOfOrder } from "../medusa"
 import { loadSession } from "../money-path/medusa"
 import { instanceIdOf, isPayinProvider } from "../provider-id"
+import { traceNotification } from "../telemetry"
 import {
   NotificationKind,
   NotificationOrder,
@@ -103,7 +104,7 @@ function isOpen(row: LedgerRow, now: number): boolean {
 }
 
 export async function notifyOrderPlaced(container: MedusaContainer, orderId: string, trigger = "order.placed"): Promise<NotifyResult> {
-  return guarded(container, null, orderId, async () => {
+  return guarded(container, null, orderId, trigger, async () => {
     const payin = payinOf(container)
     if (!(await anyNotificationsEnabled(payin))) return { kind: null, outcome: "disabled", order_id: orderId }
     const order = await loadOrder(container, orderId)
@@ -131,22 +132,24 @@ export async function notifyOrderPlaced(container: MedusaContainer, orderId: str
 }
 
 export async function notifyCaptured(container: MedusaContainer, ledgerId: string, trigger: string, providerId?: string): Promise<NotifyResult> {
-  return guarded(container, "paid", null, async () => {
-    const payin = payinOf(container)
-    // the event names its pay-in's instance: nothing is read when that instance sends none
-    if (providerId && !(await settingsOf(payin, providerId))) return { kind: "paid", outcome: "disabled", order_id: null }
-    const row = await payin.ledger.get(ledgerId)
-    if (!row?.session_id) return { kind: "paid", outcome: "skipped", order_id: null }
-    if (!(await settingsOf(payin, row.provider_id))) return { kind: "paid", outcome: "disabled", order_id: row.order_id }
-    const session = await loadSession(container, row.session_id)
-    const order = session?.orderId && session.paymentCapturedAt ? await loadOrder(container, session.orderId) : null
-    if (!order) return { kind: "paid", outcome: "skipped", order_id: session?.orderId ?? null }
-    return send(container, "paid", order, row, trigger)
-  })
+  return guarded(container, "paid", null, trigger, () => paidNotice(container, ledgerId, trigger, providerId))
+}
+
+async function paidNotice(container: MedusaContainer, ledgerId: string, trigger: string, providerId?: string): Promise<NotifyResult> {
+  const payin = payinOf(container)
+  // the event names its pay-in's instance: nothing is read when that instance sends none
+  if (providerId && !(await settingsOf(payin, providerId))) return { kind: "paid", outcome: "disabled", order_id: null }
+  const row = await payin.ledger.get(ledgerId)
+  if (!row?.session_id) return { kind: "paid", outcome: "skipped", order_id: null }
+  if (!(await settingsOf(payin, row.provider_id))) return { kind: "paid", outcome: "disabled", order_id: row.order_id }
+  const session = await loadSession(container, row.session_id)
+  const order = session?.orderId && session.paymentCapturedAt ? await loadOrder(container, session.orderId) : null
+  if (!order) return { kind: "paid", outcome: "skipped", order_id: session?.orderId ?? null }
+  return send(container, "paid", order, row, trigger)
 }
 
 export async function notifyPaymentCaptured(container: MedusaContainer, paymentId: string): Promise<NotifyResult> {
-  return guarded(container, "paid", null, async () => {
+  return guarded(container, "paid", null, "payment.captured", async () => {
     const payin = payinOf(container)
     if (!(await anyNotificationsEnabled(payin))) return { kind: "paid", outcome: "disabled", order_id: null }
     const { data } = await queryOf(container).graph({
@@ -157,12 +160,12 @@ export async function notifyPaymentCaptured(container: MedusaContainer, paymentI
     const payment = data[0] as { provider_id?: string; payment_session_id?: string } | undefined
     if (!payment?.payment_session_id || !isPayinProvider(payment.provider_id)) return { kind: "paid", outcome: "skipped", order_id: null }
     const row = await payin.ledger.findBy("session_id", payment.payment_session_id)
-    return row ? notifyCaptured(container, row.id, "payment.captured") : { kind: "paid", outcome: "skipped", order_id: null }
+    return row ? paidNotice(container, row.id, "payment.captured") : { kind: "paid", outcome: "skipped", order_id: null }
   })
 }
 
 export async function notifyExpired(container: MedusaContainer, ledgerId: string, trigger: string): Promise<NotifyResult> {
-  return guarded(container, "expired", null, async () => {
+  return guarded(container, "expired", null, trigger, async () => {
     const payin = payinOf(container)
     const row = await payin.ledger.get(ledgerId)
     if (!row?.session_id) return { kind: "expired", outcome: "skipped", order_id: null }
@@ -254,20 +257,23 @@ function isDuplicate(error: unknown): boolean {
   )
 }
 
-/** Logs the error only (never a setting) and reports it, never throws. */
+/** Logs the error only (never a setting) and reports it, never throws; traced as one notification effect. */
 async function guarded(
   container: MedusaContainer,
   kind: NotificationKind | null,
   orderId: string | null,
+  trigger: string,
   step: () => Promise<NotifyResult>
 ): Promise<NotifyResult> {
-  try {
-    return await step()
-  } catch (error) {
-    const message = errorMessage(error)
-    container
-      .resolve("logger")
-      .warn(`payin: could not send the ${kind ?? "pay-in"} notification${orderId ? ` of order ${orderId}` : ""}: ${message}`)
-    return { kind, outcome: "failed", order_id: orderId, error: message }
-  }
+  return traceNotification(trigger, async () => {
+    try {
+      return await step()
+    } catch (error) {
+      const message = errorMessage(error)
+      container
+        .resolve("logger")
+        .warn(`payin: could not send the ${kind ?? "pay-in"} notification${orderId ? ` of order ${orderId}` : ""}: ${message}`)
+      return { kind, outcome: "failed", order_id: orderId, error: message }
+    }
+  })
 }

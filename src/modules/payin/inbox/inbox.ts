@@ -110,9 +110,9 @@ export class WebhookInbox {
   }
 
   /** Entries due for another attempt: failed ones whose time came, and received ones left behind by a crash. */
-  async due(limit: number, stuckAfterSeconds = 60): Promise<{ id: string; provider_id: string; raw_body: string }[]> {
+  async due(limit: number, stuckAfterSeconds = 60): Promise<{ id: string; provider_id: string; raw_body: string; created_at: Date }[]> {
     const result = await this.db().raw(
-      `select id, provider_id, raw_body from payin_webhook_event
+      `select id, provider_id, raw_body, created_at from payin_webhook_event
        where deleted_at is null and (
          (state = 'failed' and next_attempt_at <= now()) or
          (state = 'received' and created_at < now() - (? * interval '1 second')))

@@ -1,3 +1,4 @@
+import { countStatusChanges } from "../../../telemetry"
 import type { Db } from "../db"
 import { type LedgerEventSink, eventsOf } from "./events"
 import type { LedgerNotice, LedgerRow } from "./types"
@@ -12,6 +13,7 @@ export async function commitAndEmit<T extends Written>(db: () => Db, emit: Ledge
 }
 
 export async function emitWritten(emit: LedgerEventSink, written: Written): Promise<void> {
+  countStatusChanges(written.notices)
   if (!written.notices.length || !written.row) return
   const events = eventsOf(written.row, written.notices)
   if (events.length) await emit(events)
