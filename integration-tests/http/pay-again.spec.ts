@@ -189,8 +189,8 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
     expect(await pageButton(second.service_id, "cancel")).toBe(back.failure)
     await deliver()
 
-    // a body URL is checked as any storefront data: another origin is refused, before the order's
-    // session is touched (a refusal inside Medusa's workflow re-creates it: a stray new pay-in)
+    // a body URL is checked as any storefront data: another origin is refused before the order's
+    // session is touched (a refusal inside Medusa's workflow would replace it with a re-created copy)
     const foreign = await payAgain({ order_id: orderId, failure_url: "https://evil.example/phish" })
     expect(foreign.status).toBe(400)
     expect(foreign.data.message).toMatch(/failure_url .*\(payin_invalid_data\)$/)
