@@ -72,6 +72,9 @@ const pluginTuning = Object.fromEntries(
       ["reconcileIntervalSeconds", process.env.PAYIN_RECONCILE_INTERVAL_SECONDS],
       ["reconcileAfterSeconds", process.env.PAYIN_RECONCILE_AFTER_SECONDS],
       ["lockTtlSeconds", process.env.PAYIN_LOCK_TTL_SECONDS],
+      ["effectRetryLimit", process.env.PAYIN_EFFECT_RETRY_LIMIT],
+      ["healthCheckIntervalSeconds", process.env.PAYIN_HEALTH_CHECK_INTERVAL_SECONDS],
+      ["alertMinIntervalMinutes", process.env.PAYIN_ALERT_MIN_INTERVAL_MINUTES],
     ] as const
   )
     .filter(([, v]) => v)

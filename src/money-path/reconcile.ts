@@ -1,5 +1,6 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { PAYIN_MODULE } from "../modules/payin/key"
+import { RECONCILE_JOB } from "../modules/payin/job-runs/job-runs"
 import { errorMessage } from "../client/errors"
 import type { LedgerRow } from "../modules/payin/ledger/types"
 import type PayinModuleService from "../modules/payin/service"
@@ -122,7 +123,7 @@ async function runBounded<T>(items: T[], limit: number, fn: (item: T) => Promise
   await Promise.all(workers)
 }
 
-export const RECONCILE_JOB = "payin-reconcile"
+export { RECONCILE_JOB }
 
 export async function reconcilePayinsScheduled(container: MedusaContainer): Promise<ReconcileReport | null> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)

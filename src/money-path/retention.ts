@@ -1,6 +1,7 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { errorMessage } from "../client/errors"
 import { PAYIN_MODULE } from "../modules/payin/key"
+import { RETENTION_JOB } from "../modules/payin/job-runs/job-runs"
 import type PayinModuleService from "../modules/payin/service"
 import { tryLock } from "./lock"
 
@@ -17,6 +18,8 @@ export type RetentionReport = {
   countersPruned: number
   hashesPruned: number
   historyPruned: number
+  /** The health's minute counters older than HEALTH_COUNTER_DAYS (only the last hour is read). */
+  healthCountersPruned: number
   batches: number
   more: boolean
   webhookRetentionDays: number
@@ -25,7 +28,8 @@ export type RetentionReport = {
   durationMs: number
 }
 
-export const RETENTION_JOB = "payin-retention"
+export { RETENTION_JOB }
+export const HEALTH_COUNTER_DAYS = 2
 export const RETENTION_SCHEDULE = "*/10 * * * *"
 const RETENTION_LOCK_SECONDS = 9 * 60
 const RETENTION_BUDGET_MS = 5 * 60_000
@@ -44,6 +48,7 @@ export async function prunePayinRecords(container: MedusaContainer, options: Ret
     countersPruned: 0,
     hashesPruned: 0,
     historyPruned: 0,
+    healthCountersPruned: 0,
     batches: 0,
     more: false,
     webhookRetentionDays: webhookDays,
@@ -67,6 +72,7 @@ export async function prunePayinRecords(container: MedusaContainer, options: Ret
   if (counterDays > 0) await drain((n) => payin.inbox.pruneCounters(counterDays, n), (n) => (report.countersPruned += n))
   // the hashes of pruned entries (duplicates stay duplicates) are kept as long as the counters
   if (counterDays > 0) await drain((n) => payin.inbox.pruneHashes(counterDays, n), (n) => (report.hashesPruned += n))
+  await drain((n) => payin.health.prune(HEALTH_COUNTER_DAYS, n), (n) => (report.healthCountersPruned += n))
   if (historyDays > 0) {
     const bound = await payin.history.pruneBound(historyDays)
     let after = 0

@@ -1,5 +1,6 @@
 import type { MedusaContainer } from "@medusajs/framework/types"
 import { PAYIN_MODULE } from "../modules/payin/key"
+import { NOTIFICATION_RETRY_JOB } from "../modules/payin/job-runs/job-runs"
 import { errorMessage } from "../client/errors"
 import type { NotificationLogRow } from "../modules/payin/notification-log/log"
 import type PayinModuleService from "../modules/payin/service"
@@ -44,7 +45,7 @@ function decideAgain(container: MedusaContainer, owed: NotificationLogRow): Prom
     : notifyExpired(container, owed.transaction_id, "retry")
 }
 
-export const NOTIFICATION_RETRY_JOB = "payin-notification-retry"
+export { NOTIFICATION_RETRY_JOB }
 export const NOTIFICATION_RETRY_SCHEDULE = "* * * * *"
 /** Held for most of the minute: one run per minute across all workers. */
 const RETRY_LOCK_SECONDS = 50

@@ -3,6 +3,7 @@
 import { payinProviderId } from "../provider-id"
 import { record } from "./metrics"
 import { ATTRIBUTES, type EffectOutcome, SPANS, type ServiceOperation, type ServiceOutcome, type Source, type WebhookOutcome } from "./names"
+export type { ServiceOutcome }
 import { serviceOutcomeOf } from "./outcome"
 import { type PayinSpan, traced } from "./trace"
 
@@ -12,16 +13,24 @@ export { SPANS, traced, type PayinSpan, type ServiceOperation, type WebhookOutco
 export type ServiceExchanges = { exchanges: number; lastStatus?: number }
 
 /** One call to the service, retries included: span `payin.service.<operation>`, its duration and outcome. */
-export function traceServiceCall<T>(operation: ServiceOperation, exchanges: ServiceExchanges, work: () => Promise<T>): Promise<T> {
+export function traceServiceCall<T>(
+  operation: ServiceOperation,
+  exchanges: ServiceExchanges,
+  work: () => Promise<T>,
+  observe?: (outcome: ServiceOutcome, ms: number, error: unknown) => void
+): Promise<T> {
   const started = performance.now()
   return traced(SPANS.service[operation], { "payin.service.operation": operation }, async (span) => {
     let outcome: ServiceOutcome = "ok"
+    let failure: unknown = null
     try {
       return await work()
     } catch (error) {
       outcome = serviceOutcomeOf(error)
+      failure = error
       throw error
     } finally {
+      observe?.(outcome, performance.now() - started, failure)
       span.set({
         "payin.service.outcome": outcome,
         "payin.service.retries": Math.max(0, exchanges.exchanges - 1),

@@ -27,6 +27,7 @@ export const SPANS = {
   effect: { capture: "payin.effect.capture", cancel_order: "payin.effect.cancel_order" },
   notification: "payin.notification",
   reconcile: "payin.reconcile",
+  healthCheck: "payin.health.check",
   service: Object.fromEntries(SERVICE_OPERATIONS.map((op) => [op, `payin.service.${op}`])) as Record<ServiceOperation, `payin.service.${ServiceOperation}`>,
 } as const
 

@@ -1,6 +1,12 @@
+import type { Logger } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, MedusaService, Modules } from "@medusajs/framework/utils"
+import { errorMessage } from "../../client/errors"
 import type { Db } from "./db"
 import { WebhookInbox } from "./inbox/inbox"
+import { Health, type HealthEnv } from "./health/health"
+import { HealthMonitor, notificationSender } from "./health/monitor"
+import { loadedNotificationModule } from "../../medusa/notification-module"
+import { payinProviderId } from "../../provider-id"
 import { LedgerInsights } from "./insights/insights"
 import { RollupRebuild } from "./insights/rebuild"
 import { JobRuns } from "./job-runs/job-runs"
@@ -18,6 +24,8 @@ import {
   PayinWebhookCounter,
   PayinWebhookEvent,
   PayinWebhookHash,
+  PayinHealthCounter,
+  PayinHealthState,
 } from "./models"
 import { NotificationLog } from "./notification-log/log"
 import { PayinPluginOptions, PayinProviderOptionsInput, pluginOptionsSchema } from "./settings/options"
@@ -44,6 +52,8 @@ class PayinModuleService extends MedusaService({
   PayinJobRun,
   PayinNotification,
   PayinWebhookHash,
+  PayinHealthCounter,
+  PayinHealthState,
 }) {
   readonly ledger: Ledger
   readonly inbox: WebhookInbox
@@ -55,6 +65,8 @@ class PayinModuleService extends MedusaService({
   readonly insights: LedgerInsights
   readonly rollups: RollupRebuild
   readonly faultPoints: FaultPoints
+  readonly health: Health
+  readonly healthMonitor: HealthMonitor
   protected readonly cradle_: Record<string, unknown>
 
   constructor(container: Record<string, unknown>, options: PayinModuleOptions = {}) {
@@ -82,13 +94,39 @@ class PayinModuleService extends MedusaService({
       effectRetryLimit: async () => (await this.settings.plugin()).effectRetryLimit,
       notifications: this.notifications,
     })
-    this.inbox = new WebhookInbox(db)
+    const logger = () => this.cradle_[ContainerRegistrationKeys.LOGGER] as Logger | undefined
+    this.health = new Health(db, this.settings, (this.jobs = new JobRuns(db)), (error) =>
+      logger()?.warn(`payin health: writing the minute counters failed: ${errorMessage(error)}`)
+    )
+    this.settings.observeCalls = (instanceId, call) => this.health.counters.call(payinProviderId(instanceId), call)
+    this.inbox = new WebhookInbox(db, (providerId, reason) => this.health.counters.webhookRefused(providerId, reason))
+    this.healthMonitor = new HealthMonitor(
+      this.health,
+      () => this.healthEnv(),
+      notificationSender(loadedNotificationModule, () => this.settings.plugin()),
+      async () => (await this.settings.plugin()).healthCheckIntervalSeconds,
+      logger
+    )
     this.queries = new LedgerQueries(db)
     this.history = new LedgerHistory(db)
-    this.jobs = new JobRuns(db)
     this.insights = new LedgerInsights(db)
     this.rollups = new RollupRebuild(db)
     this.faultPoints = typeof options?.faultPoints === "function" ? options.faultPoints : async () => undefined
+  }
+
+  // Medusa calls these in every server and worker (not in db:migrate): the health check's timer.
+  __hooks = {
+    onApplicationStart: async () => this.healthMonitor.start(),
+    onApplicationPrepareShutdown: async () => this.healthMonitor.stop(),
+    onApplicationShutdown: async () => this.healthMonitor.stop(),
+  }
+
+  /** Where this process runs: production or not, and the webhook URL the configured backend URL gives. */
+  healthEnv(webhookBase?: string | null): HealthEnv {
+    const config = this.cradle_[ContainerRegistrationKeys.CONFIG_MODULE] as { admin?: { backendUrl?: string } } | undefined
+    const configured = config?.admin?.backendUrl
+    const base = webhookBase ?? (typeof configured === "string" && /^https?:\/\//i.test(configured) ? configured.replace(/\/+$/, "") : null)
+    return { production: process.env.NODE_ENV === "production", webhookUrl: (id) => (base ? `${base}/hooks/payin/${id}` : null) }
   }
 }
 

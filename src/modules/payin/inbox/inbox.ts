@@ -31,7 +31,11 @@ export class WebhookInbox {
   private flushTimer_: NodeJS.Timeout | null = null
   private flushing_: Promise<void> = Promise.resolve()
 
-  constructor(private readonly db: () => Db) {}
+  constructor(
+    private readonly db: () => Db,
+    /** Each refused delivery, for the health's last-hour figures. */
+    private readonly onRefused: (providerId: string, reason: string) => void = () => undefined
+  ) {}
 
   /** A callback whose canonical payload was seen before only bumps that entry's duplicate count. */
   async receive(providerId: string, transaction: Transaction, rawBody: string): Promise<InboxEntry> {
@@ -138,6 +142,7 @@ export class WebhookInbox {
       counts.lastDeliveryAt = now
     }
     if (kind === "rejected" || kind === "refusedAfterVerification") {
+      this.onRefused(providerId, reason && /^[a-z_]{1,40}$/.test(reason) ? reason : "refused")
       counts.lastRejectedAt = now
       counts.reason = (reason ?? "").slice(0, 500)
     }

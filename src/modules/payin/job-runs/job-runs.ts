@@ -28,3 +28,18 @@ export class JobRuns {
 export function jobOverdue(lastRunAt: Date | null, intervalSeconds: number, now = Date.now()): boolean {
   return !lastRunAt || now - new Date(lastRunAt).getTime() > (2 * intervalSeconds + 60) * 1000
 }
+
+/** The plugin's scheduled jobs (src/jobs), named once here, and how often each must run. */
+export const RECONCILE_JOB = "payin-reconcile"
+export const RETENTION_JOB = "payin-retention"
+export const NOTIFICATION_RETRY_JOB = "payin-notification-retry"
+export const RETENTION_INTERVAL_SECONDS = 600
+export const NOTIFICATION_RETRY_INTERVAL_SECONDS = 60
+
+export function pluginJobs(plugin: { reconcileIntervalSeconds: number }): { name: string; interval_seconds: number }[] {
+  return [
+    { name: RECONCILE_JOB, interval_seconds: plugin.reconcileIntervalSeconds },
+    { name: RETENTION_JOB, interval_seconds: RETENTION_INTERVAL_SECONDS },
+    { name: NOTIFICATION_RETRY_JOB, interval_seconds: NOTIFICATION_RETRY_INTERVAL_SECONDS },
+  ]
+}

@@ -1,6 +1,7 @@
 import { z } from "zod"
 import { PAYIN_METHODS, HttpUrlSchema, SupportLinkSchema } from "../../../client/schemas"
 import { orderStatusUrlTemplateError } from "./order-status-url"
+import { ALERTABLE_SIGNALS } from "../health/signal-ids"
 
 export { PAYIN_METHODS }
 export type PayinMethod = (typeof PAYIN_METHODS)[number]
@@ -174,6 +175,14 @@ const retentionDays = (field: string, fallback: number) =>
     .max(3650, { message: `${field} must be at most 3650 (ten years)` })
     .default(fallback)
 
+const wholeNumber = (field: string, min: number, max: number, fallback: number) =>
+  z
+    .number({ error: `${field} must be a number` })
+    .int({ message: `${field} must be a whole number` })
+    .min(min, { message: `${field} must be at least ${min}` })
+    .max(max, { message: `${field} must be at most ${max}` })
+    .default(fallback)
+
 /** The reconciliation job's tick (seconds): every accepted reconcileIntervalSeconds is kept to within one tick. */
 export const RECONCILE_TICK_SECONDS = 5
 
@@ -218,6 +227,34 @@ export const pluginOptionsSchema = z
       .min(10, { message: "pruneBatchSize must be at least 10" })
       .max(10_000, { message: "pruneBatchSize must be at most 10000" })
       .default(1_000),
+    healthCheckIntervalSeconds: wholeNumber("healthCheckIntervalSeconds", 5, 3600, 60),
+    alertsEnabled: z.boolean({ error: "alertsEnabled must be true or false" }).default(true),
+    alertSignals: z
+      .array(z.enum(ALERTABLE_SIGNALS, { error: `alertSignals entries must be one of: ${ALERTABLE_SIGNALS.join(", ")}` }), {
+        error: "alertSignals must be a list of signal names",
+      })
+      .transform((list) => [...new Set(list)])
+      .default([...ALERTABLE_SIGNALS]),
+    alertEmailRecipients: z
+      .array(z.string().trim().pipe(z.email({ error: "alertEmailRecipients entries must be e-mail addresses" })), {
+        error: "alertEmailRecipients must be a list of e-mail addresses",
+      })
+      .max(20, { message: "alertEmailRecipients may hold at most 20 addresses" })
+      .default([]),
+    alertEmailChannel: z
+      .string({ error: "alertEmailChannel must be text" })
+      .trim()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/, {
+        message: 'alertEmailChannel must be a channel name such as "email" (letters, digits, "_", ".", ":", "-"; at most 64)',
+      })
+      .default("email"),
+    alertMinIntervalMinutes: wholeNumber("alertMinIntervalMinutes", 0, 1440, 60),
+    healthMissedWebhooks: wholeNumber("healthMissedWebhooks", 1, 1000, 2),
+    healthRejectedWebhooks: wholeNumber("healthRejectedWebhooks", 1, 10_000, 5),
+    healthServiceErrorPercent: wholeNumber("healthServiceErrorPercent", 1, 100, 25),
+    healthRequisitesUnavailablePercent: wholeNumber("healthRequisitesUnavailablePercent", 1, 100, 50),
+    healthUncapturedMinutes: wholeNumber("healthUncapturedMinutes", 1, 1440, 15),
+    apiKeyMaxAgeDays: wholeNumber("apiKeyMaxAgeDays", 0, 3650, 365),
   })
   .strict()
 

@@ -1,3 +1,4 @@
+import type { CallObservation } from "../health/counters"
 import { logger as medusaLogger } from "@medusajs/framework/logger"
 import { Resolve, refusedHost } from "../../../client/address"
 import type { PayinClient } from "../../../client/client"
@@ -57,6 +58,8 @@ export class SettingsReader {
   /** Where origin changes and unusable keys are reported (never a key). */
   logger: Logger
   resolveHost: Resolve | undefined = undefined
+  /** Told the outcome of every call made with an instance's client (the health's counters). */
+  observeCalls: (instanceId: string, call: CallObservation) => void = () => undefined
 
   constructor(
     protected readonly db: () => Db,
@@ -285,6 +288,7 @@ export class SettingsReader {
       signRequests: options.signRequests,
       // a base URL saved from the admin was checked when saved; its addresses are checked again on every connection
       refusePrivateAddresses: this.guardsAddresses(options.id, options.baseUrl),
+      observe: (call) => this.observeCalls(options.id, call),
     })
   }
 }

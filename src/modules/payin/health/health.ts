@@ -1,0 +1,220 @@
+import { generateEntityId } from "@medusajs/framework/utils"
+import type { Db } from "../db"
+import { type JobRuns, jobOverdue, pluginJobs } from "../job-runs/job-runs"
+import type { SettingsStore } from "../settings/store"
+import { payinProviderId } from "../../../provider-id"
+import { HealthCounters } from "./counters"
+import { type HealthState, worstOf } from "./signal-ids"
+import { type CallCount, type ProviderFigures, type Signal, STRAY_DAYS, WINDOW_MINUTES, jobSignal, providerSignals } from "./signals"
+import { type AlertKind, type StateRow, nextState } from "./state"
+
+export const PLUGIN_SCOPE = "plugin"
+
+/** What the process knows of where it runs: the figures come from the database, these do not. */
+export type HealthEnv = { production: boolean; webhookUrl: (instanceId: string) => string | null }
+
+export type HealthSignal = Signal & { since: string; alerts: boolean; alerted_at: string | null }
+export type HealthReport = {
+  checked_at: string
+  state: HealthState
+  check_interval_seconds: number
+  alerts: { enabled: boolean; email_recipients: number; min_interval_minutes: number }
+  signals: HealthSignal[]
+}
+
+export type HealthAlert = { kind: AlertKind; signal: Signal; since: Date; incidentAt: Date; idempotencyKey: string }
+/** Throws when nothing went out (the row rolls back); resolves to what failed of the rest, or null. */
+export type AlertSender = (alert: HealthAlert) => Promise<string | null>
+
+const NOT_CAPTURABLE_FLAGS = ["stray_payment", "late_payment", "unknown_payin", "paid_without_order", "underpayment", "created_mismatch"]
+const scopeOf = (s: Signal) => s.provider_id ?? PLUGIN_SCOPE
+
+/**
+ * Every figure comes from the database, so every server and worker sees the same health; each
+ * process's check records the states and sends the alerts the state rows say are due.
+ */
+export class Health {
+  readonly counters: HealthCounters
+
+  constructor(
+    private readonly db: () => Db,
+    private readonly settings: SettingsStore,
+    private readonly jobs: JobRuns,
+    onCounterError: (error: unknown) => void = () => undefined
+  ) {
+    this.counters = new HealthCounters(db, onCounterError)
+  }
+
+  async signals(env: HealthEnv, now = new Date()): Promise<Signal[]> {
+    await this.counters.flush().catch(() => undefined)
+    const plugin = await this.settings.plugin()
+    const ids = this.settings.instanceIds()
+    const perProvider = await Promise.all(ids.map(async (id) => providerSignals(await this.figures(id, env, now), plugin, now)))
+    // A job that never ran is overdue only once the plugin has been checked for longer than its window.
+    const first = await this.db().raw(`select min(created_at) as at from payin_health_state where scope = ? and deleted_at is null`, [PLUGIN_SCOPE])
+    const firstAt = (first.rows[0]?.at as Date | null) ?? null
+    const jobs = await Promise.all(
+      pluginJobs(plugin).map(async (job) => {
+        const last = (await this.jobs.last(job.name))?.last_run_at ?? null
+        const overdue = last ? jobOverdue(last, job.interval_seconds, +now) : Boolean(firstAt && jobOverdue(firstAt, job.interval_seconds, +now))
+        return { ...job, last_run_at: last, overdue }
+      })
+    )
+    return [...perProvider.flat(), jobSignal(jobs)]
+  }
+
+  async report(env: HealthEnv, now = new Date()): Promise<HealthReport> {
+    const [signals, plugin, rows] = await Promise.all([
+      this.signals(env, now),
+      this.settings.plugin(),
+      this.db().raw(`select scope, signal, state, since, alerted_at, last_alert_at from payin_health_state where deleted_at is null`),
+    ])
+    const stored = new Map(rows.rows.map((r: { scope: string; signal: string }) => [`${r.scope}\n${r.signal}`, r]))
+    return {
+      checked_at: now.toISOString(),
+      state: worstOf(signals.map((s) => s.state)),
+      check_interval_seconds: plugin.healthCheckIntervalSeconds,
+      alerts: { enabled: plugin.alertsEnabled, email_recipients: plugin.alertEmailRecipients.length, min_interval_minutes: plugin.alertMinIntervalMinutes },
+      signals: signals.map((s) => {
+        const row = stored.get(`${scopeOf(s)}\n${s.id}`) as { state: string; since: Date; last_alert_at: Date | null } | undefined
+        return {
+          ...s,
+          since: (row && row.state === s.state ? new Date(row.since) : now).toISOString(),
+          alerts: alerts(plugin, s),
+          alerted_at: row?.last_alert_at ? new Date(row.last_alert_at).toISOString() : null,
+        }
+      }),
+    }
+  }
+
+  /**
+   * Records each signal's state and sends the alerts due, each row locked while its alert is sent:
+   * a row another process holds is skipped (that process records it). A send that throws rolls its
+   * row back, so the next check sends it again under the same idempotency key.
+   */
+  async check(env: HealthEnv, send: AlertSender, now = new Date()): Promise<{ sent: HealthAlert[] }> {
+    const [signals, plugin] = await Promise.all([this.signals(env, now), this.settings.plugin()])
+    const sent: HealthAlert[] = []
+    for (const s of signals) {
+      const scope = scopeOf(s)
+      await this.db().transaction(async (trx) => {
+        await trx.raw(
+          `insert into payin_health_state (id, scope, signal, state, since, figure, checked_at) values (?, ?, ?, 'ok', ?, null, ?)
+           on conflict (scope, signal) where deleted_at is null do nothing`,
+          [generateEntityId(undefined, "payinhs"), scope, s.id, now, now]
+        )
+        const locked = await trx.raw(
+          `select state, since, incident_at, alerted_at, last_alert_at from payin_health_state
+           where scope = ? and signal = ? and deleted_at is null for update skip locked`,
+          [scope, s.id]
+        )
+        const prev = locked.rows[0] as StateRow | undefined
+        if (!prev) return
+        const { row, alert } = nextState(prev, s.state, now, { alerts: alerts(plugin, s), minIntervalMs: plugin.alertMinIntervalMinutes * 60_000 })
+        let error: string | null = null
+        if (alert) {
+          const due: HealthAlert = {
+            kind: alert.kind,
+            signal: s,
+            since: alert.kind === "failing" ? alert.incidentAt : now,
+            incidentAt: alert.incidentAt,
+            idempotencyKey: `payin:health:${scope}:${s.id}:${+new Date(alert.incidentAt)}:${alert.kind}`,
+          }
+          error = await send(due)
+          sent.push(due)
+        }
+        await trx.raw(
+          `update payin_health_state set state = ?, since = ?, figure = ?::jsonb, checked_at = ?, incident_at = ?, alerted_at = ?,
+             last_alert_at = ?, last_alert_error = ?, updated_at = now()
+           where scope = ? and signal = ? and deleted_at is null`,
+          [row.state, row.since, JSON.stringify(s.figure), now, row.incident_at, row.alerted_at, row.last_alert_at, error, scope, s.id]
+        )
+      })
+    }
+    return { sent }
+  }
+
+  /** Drops up to `limit` minute counters older than `days` (the retention job). */
+  async prune(days: number, limit: number): Promise<number> {
+    const result = await this.db().raw(
+      `delete from payin_health_counter where id in (select id from payin_health_counter where minute < now() - make_interval(days => ?) limit ?)`,
+      [days, limit]
+    )
+    return result.rowCount ?? 0
+  }
+
+  private async figures(instanceId: string, env: HealthEnv, now: Date): Promise<ProviderFigures> {
+    const providerId = payinProviderId(instanceId)
+    const db = this.db()
+    const hourAgo = new Date(+now - WINDOW_MINUTES * 60_000)
+    const plugin = await this.settings.plugin()
+    const paidBefore = new Date(+now - plugin.healthUncapturedMinutes * 60_000)
+    const [applied, counters, effects, uncaptured, stray, provider] = await Promise.all([
+      db.raw(`select max(applied_at) as at from payin_webhook_event where state = 'applied' and provider_id = ? and deleted_at is null`, [providerId]),
+      db.raw(
+        `select kind, sum(count)::int as count, sum(total_ms)::bigint as total_ms, max(max_ms) as max_ms, max(last_at) as last_at,
+                (array_agg(detail order by last_at desc) filter (where detail is not null))[1] as detail
+         from payin_health_counter where provider_id = ? and minute >= ? and deleted_at is null group by kind`,
+        [providerId, new Date(+hourAgo - (+hourAgo % 60_000))]
+      ),
+      db.raw(
+        `select count(*) filter (where not coalesce(flag_kinds && array['capture_failed','order_cancel_failed']::text[], false))::int as waiting,
+                count(*) filter (where flag_kinds && array['capture_failed','order_cancel_failed']::text[])::int as failed,
+                (array_agg(coalesce(order_id, cart_id, id) order by next_effect_at))[1:5] as orders
+         from payin_transaction where effect_pending is not null and effect_attempts >= 2 and provider_id = ? and deleted_at is null`,
+        [providerId]
+      ),
+      db.raw(
+        `select count(*)::int as count, min(paid_at) as oldest, (array_agg(coalesce(order_id, cart_id, id) order by paid_at))[1:5] as orders
+         from payin_transaction
+         where provider_id = ? and paid_at is not null and captured_at is null and deleted_at is null and paid_at < ?
+           and effect_pending is null and not coalesce(flag_kinds && ?::text[], false)`,
+        [providerId, paidBefore, NOT_CAPTURABLE_FLAGS]
+      ),
+      db.raw(
+        `select count(*)::int as count from payin_transaction
+         where flag_kinds && array['stray_payment','late_payment']::text[] and provider_id = ? and created_at > ? and deleted_at is null`,
+        [providerId, new Date(+now - STRAY_DAYS * 86_400_000)]
+      ),
+      this.settings.provider(instanceId),
+    ])
+    const lastAppliedAt = (applied.rows[0]?.at as Date | null) ?? null
+    const missed = await db.raw(
+      `select count(distinct sc.transaction_id)::int as count from payin_status_change sc
+       join payin_transaction t on t.id = sc.transaction_id
+       where sc.source = 'lookup' and sc.deleted_at is null and sc.created_at > ? and t.provider_id = ?`,
+      [lastAppliedAt && +lastAppliedAt > +hourAgo ? lastAppliedAt : hourAgo, providerId]
+    )
+    const calls: CallCount[] = []
+    const webhookRefusals: ProviderFigures["webhookRefusals"] = []
+    for (const r of counters.rows as { kind: string; count: number; total_ms: string; max_ms: number; last_at: Date; detail: string | null }[]) {
+      const [source, a, b] = r.kind.split(":")
+      if (source === "call") calls.push({ operation: a, outcome: b, count: r.count, total_ms: Number(r.total_ms), max_ms: r.max_ms, last_at: new Date(r.last_at), detail: r.detail })
+      else if (source === "webhook") webhookRefusals.push({ reason: a, count: r.count, last_at: new Date(r.last_at) })
+    }
+    const e = effects.rows[0]
+    const u = uncaptured.rows[0]
+    return {
+      providerId,
+      instanceId,
+      lastAppliedAt,
+      missed: missed.rows[0].count,
+      webhookRefusals,
+      calls,
+      effects: { waiting: e.waiting, failed: e.failed, orders: e.orders ?? [] },
+      uncaptured: { count: u.count, oldest_paid_at: u.oldest ?? null, orders: u.orders ?? [] },
+      stray: stray.rows[0].count,
+      config: {
+        baseUrl: provider?.options.baseUrl ?? null,
+        production: env.production,
+        webhookUrl: env.webhookUrl(instanceId),
+        encryptionConfigured: this.settings.secretBox.configured,
+        keySavedAt: provider?.apiKey.updated_at ?? null,
+      },
+    }
+  }
+}
+
+function alerts(plugin: { alertsEnabled: boolean; alertSignals: readonly string[]; alertEmailRecipients: readonly string[] }, s: Signal): boolean {
+  return plugin.alertSignals.includes(s.id) && (plugin.alertsEnabled || plugin.alertEmailRecipients.length > 0)
+}

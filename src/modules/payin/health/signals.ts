@@ -1,0 +1,332 @@
+// Figures → signals: each signal's state, and the English sentence and action the API and the
+// alerts give (the admin words them from `id` and `figure` in its own language). Pure.
+import { type HealthState, type SignalGroup, type SignalId, groupOf } from "./signal-ids"
+
+export const WINDOW_MINUTES = 60
+export const STRAY_DAYS = 30
+/** Below this many errors (or refusals) a last-hour rate is noise: warning at most. */
+export const MIN_FAILING_COUNT = 3
+
+export type Thresholds = {
+  healthMissedWebhooks: number
+  healthRejectedWebhooks: number
+  healthServiceErrorPercent: number
+  healthRequisitesUnavailablePercent: number
+  healthUncapturedMinutes: number
+  apiKeyMaxAgeDays: number
+}
+
+export type CallCount = { operation: string; outcome: string; count: number; total_ms: number; max_ms: number; last_at: Date; detail: string | null }
+
+export type ProviderFigures = {
+  providerId: string
+  instanceId: string
+  lastAppliedAt: Date | null
+  missed: number
+  webhookRefusals: { reason: string; count: number; last_at: Date }[]
+  calls: CallCount[]
+  effects: { waiting: number; failed: number; orders: string[] }
+  uncaptured: { count: number; oldest_paid_at: Date | null; orders: string[] }
+  stray: number
+  config: { baseUrl: string | null; production: boolean; webhookUrl: string | null; encryptionConfigured: boolean; keySavedAt: Date | null }
+}
+
+export type JobFigure = { name: string; last_run_at: Date | null; interval_seconds: number; overdue: boolean }
+
+export type Signal = {
+  id: SignalId
+  group: SignalGroup
+  provider_id: string | null
+  state: HealthState
+  figure: Record<string, unknown>
+  summary: string
+  action: string
+  link: string | null
+}
+
+const ERROR_OUTCOMES = new Set(["timeout", "server_error", "throttled", "network", "malformed_answer", "answer_too_large", "other"])
+const SETTINGS_LINK = (section: string) => `/settings/payin#payin-section-${section}`
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
+const percent = (part: number, whole: number) => (whole ? Math.round((part / whole) * 1000) / 10 : 0)
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
+function signal(id: SignalId, providerId: string | null, state: HealthState, figure: Record<string, unknown>, summary: string, action: string, link: string | null): Signal {
+  return { id, group: groupOf(id), provider_id: providerId, state, figure, summary, action, link }
+}
+
+/** ok below `warnAt`, failing from `failAt`, warning between. */
+const level = (value: number, warnAt: number, failAt: number): HealthState => (value >= failAt ? "failing" : value >= warnAt ? "warning" : "ok")
+
+export function providerSignals(f: ProviderFigures, t: Thresholds, now: Date): Signal[] {
+  const p = f.providerId
+  const name = `"${f.instanceId}"`
+  const out: Signal[] = []
+
+  out.push(
+    signal(
+      "webhooks_missing",
+      p,
+      level(f.missed, 1, t.healthMissedWebhooks),
+      { missed: f.missed, last_applied_at: iso(f.lastAppliedAt), window_minutes: WINDOW_MINUTES },
+      f.missed
+        ? `${plural(f.missed, "pay-in")} of ${name} changed at the service without a webhook (found by reconciliation in the last hour); last webhook applied ${iso(f.lastAppliedAt) ?? "never"}`
+        : `Webhooks of ${name} arrive; last applied ${iso(f.lastAppliedAt) ?? "never"}`,
+      `Check the webhook URL in the merchant panel (${f.config.webhookUrl ?? "this store's /hooks/payin/" + f.instanceId}), the firewall in front of the store and its TLS certificate; reconciliation books the pay-ins meanwhile`,
+      SETTINGS_LINK("webhook")
+    )
+  )
+
+  const signatureFailures = f.webhookRefusals.filter((r) => r.reason.startsWith("signature_")).reduce((s, r) => s + r.count, 0)
+  const rejected = f.webhookRefusals.reduce((s, r) => s + r.count, 0)
+  const lastRefusal = [...f.webhookRefusals].sort((a, b) => +b.last_at - +a.last_at)[0]
+  out.push(
+    signal(
+      "webhook_rejections",
+      p,
+      level(rejected, 1, t.healthRejectedWebhooks),
+      { signature_failures: signatureFailures, rejected, last_reason: lastRefusal?.reason ?? null, window_minutes: WINDOW_MINUTES },
+      rejected
+        ? `${plural(rejected, "webhook")} to ${name} refused in the last hour (${signatureFailures} with a bad signature; last: ${lastRefusal!.reason})`
+        : `No webhook to ${name} refused in the last hour`,
+      "A key rotated in the merchant panel signs with the new key: paste it in the connection settings. Otherwise the refused requests are not from the service and nothing is booked from them",
+      SETTINGS_LINK("connection")
+    )
+  )
+
+  const calls = f.calls
+  const byOutcome = (outcome: string) => calls.filter((c) => c.outcome === outcome)
+  const sum = (list: CallCount[]) => list.reduce((s, c) => s + c.count, 0)
+  const latest = (list: CallCount[]) => list.reduce<Date | null>((m, c) => (!m || +c.last_at > +m ? c.last_at : m), null)
+  const lastOk = latest(calls.filter((c) => c.outcome !== "key_refused" && c.outcome !== "ip_not_whitelisted" && !ERROR_OUTCOMES.has(c.outcome)))
+  const refusal = (outcome: string) => {
+    const list = byOutcome(outcome)
+    const last = latest(list)
+    // failing while the latest answer of the service is this refusal: a later accepted call ends it
+    return { count: sum(list), last, current: Boolean(last && (!lastOk || +last > +lastOk)), detail: list.find((c) => c.detail && +c.last_at === +last!)?.detail ?? list.find((c) => c.detail)?.detail ?? null }
+  }
+  const key = refusal("key_refused")
+  out.push(
+    signal(
+      "service_key",
+      p,
+      key.current ? "failing" : key.count ? "warning" : "ok",
+      { refused: key.count, last_at: iso(key.last) },
+      key.current
+        ? `The service refuses the API key of ${name} (401): ${plural(key.count, "call")} refused in the last hour, the latest at ${iso(key.last)}; no pay-in can be created`
+        : key.count
+          ? `The service refused the API key of ${name} ${plural(key.count, "time")} in the last hour, then accepted it`
+          : `The service accepts the API key of ${name}`,
+      "Generate a key in the merchant panel if needed and paste it in Settings → Pay-in → Connection (or PAYIN_API_KEY), then Test connection",
+      SETTINGS_LINK("connection")
+    )
+  )
+  const ip = refusal("ip_not_whitelisted")
+  out.push(
+    signal(
+      "service_ip",
+      p,
+      ip.current ? "failing" : ip.count ? "warning" : "ok",
+      { refused: ip.count, last_at: iso(ip.last), address: ip.detail },
+      ip.current
+        ? `The service refuses this store's address${ip.detail ? ` ${ip.detail}` : ""} for ${name} (403 MERCHANT_IP_NOT_WHITELISTED): ${plural(ip.count, "call")} in the last hour, the latest at ${iso(ip.last)}`
+        : ip.count
+          ? `The service refused this store's address${ip.detail ? ` ${ip.detail}` : ""} ${plural(ip.count, "time")} in the last hour, then accepted it`
+          : `The service accepts this store's address for ${name}`,
+      ip.detail
+        ? `Add ${ip.detail} to the IP whitelist in the merchant panel (or empty the whitelist)`
+        : "Add this server's outgoing IP address to the IP whitelist in the merchant panel (or empty the whitelist)",
+      SETTINGS_LINK("connection")
+    )
+  )
+
+  const total = sum(calls)
+  const errors = calls.filter((c) => ERROR_OUTCOMES.has(c.outcome))
+  const errorCount = sum(errors)
+  const errorPercent = percent(errorCount, total)
+  const byKind: Record<string, { count: number; mean_ms: number; max_ms: number }> = {}
+  for (const c of calls) {
+    const k = (byKind[c.outcome] ??= { count: 0, mean_ms: 0, max_ms: 0 })
+    k.mean_ms = Math.round((k.mean_ms * k.count + c.total_ms) / (k.count + c.count))
+    k.count += c.count
+    k.max_ms = Math.max(k.max_ms, c.max_ms)
+  }
+  const meanMs = total ? Math.round(calls.reduce((s, c) => s + c.total_ms, 0) / total) : 0
+  const maxMs = calls.reduce((m, c) => Math.max(m, c.max_ms), 0)
+  out.push(
+    signal(
+      "service_errors",
+      p,
+      errorCount >= MIN_FAILING_COUNT && errorPercent >= t.healthServiceErrorPercent ? "failing" : errorCount ? "warning" : "ok",
+      { calls: total, errors: errorCount, error_percent: errorPercent, mean_ms: meanMs, max_ms: maxMs, by_kind: byKind },
+      errorCount
+        ? `${plural(errorCount, "call")} of ${total} to the service failed for ${name} in the last hour (${errorPercent} %: ${Object.entries(byKind)
+            .filter(([k]) => ERROR_OUTCOMES.has(k))
+            .map(([k, v]) => `${k} ${v.count}`)
+            .join(", ")}); mean ${meanMs} ms, slowest ${maxMs} ms`
+        : `${plural(total, "call")} to the service for ${name} in the last hour, none failed; mean ${meanMs} ms, slowest ${maxMs} ms`,
+      "Check the service's status and the store's outgoing network; timeouts past timeoutMs may need a longer timeout. Pay-ins are reconciled once it answers",
+      SETTINGS_LINK("connection")
+    )
+  )
+
+  const creations = calls.filter((c) => c.operation === "create_payin")
+  const checkouts = sum(creations)
+  const unavailable = sum(creations.filter((c) => c.outcome === "requisites_unavailable"))
+  const unavailablePercent = percent(unavailable, checkouts)
+  out.push(
+    signal(
+      "requisites_unavailable",
+      p,
+      unavailable >= MIN_FAILING_COUNT && unavailablePercent >= t.healthRequisitesUnavailablePercent ? "failing" : unavailable ? "warning" : "ok",
+      { checkouts, unavailable, percent: unavailablePercent },
+      unavailable
+        ? `The service had no payment details for ${plural(unavailable, "checkout")} of ${checkouts} (${unavailablePercent} %) of ${name} in the last hour`
+        : `Every checkout of ${name} in the last hour got payment details (${checkouts})`,
+      "Shoppers cannot pay: ask the service about available requisites, or widen allowedMethods / allowedBanks and the amount policy in the checkout settings",
+      "/payin?status=failed"
+    )
+  )
+
+  out.push(
+    signal(
+      "effects_failing",
+      p,
+      f.effects.failed ? "failing" : f.effects.waiting ? "warning" : "ok",
+      { waiting: f.effects.waiting, failed: f.effects.failed, orders: f.effects.orders },
+      f.effects.failed || f.effects.waiting
+        ? `${plural(f.effects.waiting + f.effects.failed, "capture or order cancel", "captures or order cancels")} of ${name} keep failing in Medusa (${f.effects.failed} past their retries${f.effects.orders.length ? `; ${f.effects.orders.join(", ")}` : ""})`
+        : `Every capture and order cancel of ${name} went through`,
+      "Open the flagged pay-ins: the error says why Medusa refused (a canceled order, a missing payment). Fix it and use Reconcile now; reconciliation retries at most hourly",
+      "/payin?flag=capture_failed"
+    )
+  )
+
+  out.push(
+    signal(
+      "paid_not_captured",
+      p,
+      f.uncaptured.count ? "failing" : "ok",
+      { count: f.uncaptured.count, oldest_paid_at: iso(f.uncaptured.oldest_paid_at), orders: f.uncaptured.orders },
+      f.uncaptured.count
+        ? `${plural(f.uncaptured.count, "pay-in")} of ${name} paid more than ${t.healthUncapturedMinutes} min ago, not captured and no capture pending (oldest paid ${iso(f.uncaptured.oldest_paid_at)}${f.uncaptured.orders.length ? `; ${f.uncaptured.orders.join(", ")}` : ""})`
+        : `Every pay-in of ${name} paid more than ${t.healthUncapturedMinutes} min ago is captured or flagged`,
+      "Open the pay-ins and use Reconcile now; if it stays, capture the payment on the order",
+      "/payin?status=closed"
+    )
+  )
+
+  out.push(
+    signal(
+      "stray_payments",
+      p,
+      f.stray ? "warning" : "ok",
+      { count: f.stray, days: STRAY_DAYS },
+      f.stray
+        ? `${plural(f.stray, "payment")} to ${name} arrived for no live order (stray or late) in the last ${STRAY_DAYS} days`
+        : `No stray or late payment to ${name} in the last ${STRAY_DAYS} days`,
+      "Each is money the store holds without an order: refund it in the merchant panel, or book it to the shopper's order",
+      "/payin?flag=stray_payment"
+    )
+  )
+
+  const host = f.config.baseUrl ? safeHost(f.config.baseUrl) : null
+  const local = Boolean(host && isLocalHost(host))
+  out.push(
+    signal(
+      "sandbox_in_production",
+      p,
+      f.config.production && local ? "failing" : "ok",
+      { base_url_host: host, production: f.config.production },
+      f.config.production && local
+        ? `${name} sends pay-ins to ${host}, a local address (the sandbox?), while NODE_ENV is production: shoppers get details no one pays into`
+        : `${name} uses ${host ?? "no base URL yet"}`,
+      "Set the service's production base URL (PAYIN_BASE_URL or Settings → Pay-in → Connection)",
+      SETTINGS_LINK("connection")
+    )
+  )
+
+  const url = f.config.webhookUrl
+  const https = Boolean(url?.startsWith("https://"))
+  const publicUrl = Boolean(url && !isLocalHost(safeHost(url) ?? "localhost"))
+  out.push(
+    signal(
+      "webhook_url",
+      p,
+      url && https && publicUrl ? "ok" : f.config.production ? "warning" : "ok",
+      { url, https, public: publicUrl },
+      !url
+        ? "This store's public URL is unknown, so is its webhook URL"
+        : https && publicUrl
+          ? `Webhook URL ${url}`
+          : !f.config.production
+            ? `Webhook URL ${url} (a local address is fine outside production, e.g. with the sandbox)`
+            : `The webhook URL ${url} is ${https ? "" : "not https"}${!https && !publicUrl ? " and " : ""}${publicUrl ? "" : "not public"}: the service cannot deliver to it`,
+      "Set admin.backendUrl (MEDUSA_BACKEND_URL) to the store's public https address and enter its webhook URL in the merchant panel",
+      SETTINGS_LINK("webhook")
+    )
+  )
+
+  out.push(
+    signal(
+      "encryption_key",
+      p,
+      f.config.encryptionConfigured ? "ok" : "warning",
+      { configured: f.config.encryptionConfigured },
+      f.config.encryptionConfigured ? "PAYIN_ENCRYPTION_KEY is set: a key saved in the admin is stored encrypted" : "PAYIN_ENCRYPTION_KEY is not set: the admin cannot save an API key",
+      "Set PAYIN_ENCRYPTION_KEY (32+ random characters, the same on every server and worker)",
+      SETTINGS_LINK("connection")
+    )
+  )
+
+  const ageDays = f.config.keySavedAt ? Math.floor((+now - +new Date(f.config.keySavedAt)) / 86_400_000) : null
+  const old = t.apiKeyMaxAgeDays > 0 && ageDays !== null && ageDays > t.apiKeyMaxAgeDays
+  out.push(
+    signal(
+      "api_key_age",
+      p,
+      old ? "warning" : "ok",
+      { saved_at: iso(f.config.keySavedAt), age_days: ageDays, max_days: t.apiKeyMaxAgeDays },
+      ageDays === null
+        ? `The API key of ${name} comes from the configuration: its age is unknown`
+        : `The API key of ${name} was saved ${plural(ageDays, "day")} ago${old ? `, more than ${t.apiKeyMaxAgeDays}` : ""}`,
+      "Generate a new key in the merchant panel and paste it in Settings → Pay-in → Connection",
+      SETTINGS_LINK("connection")
+    )
+  )
+  return out
+}
+
+export function jobSignal(jobs: JobFigure[]): Signal {
+  const overdue = jobs.filter((j) => j.overdue)
+  const waiting = jobs.filter((j) => !j.overdue && !j.last_run_at)
+  return signal(
+    "jobs_overdue",
+    null,
+    overdue.length ? "failing" : "ok",
+    { jobs: jobs.map((j) => ({ ...j, last_run_at: iso(j.last_run_at) })) },
+    overdue.length
+      ? `No run of ${overdue.map((j) => `${j.name} (due every ${j.interval_seconds} s, last ${iso(j.last_run_at) ?? "never"})`).join(", ")} in time: no worker runs the plugin's jobs`
+      : waiting.length
+        ? `Every job of the plugin runs on schedule (${waiting.map((j) => j.name).join(", ")} not due yet)`
+        : "Every job of the plugin runs on schedule",
+    "Start a worker (MEDUSA_WORKER_MODE=worker or shared). If workers run and Redis restarted without its data, restart them: Medusa keeps its schedules in Redis",
+    "/settings/payin#payin-section-reconciliation"
+  )
+}
+
+function safeHost(url: string): string | null {
+  try {
+    return new URL(url).hostname.replace(/^\[|\]$/g, "").toLowerCase()
+  } catch {
+    return null
+  }
+}
+
+/** Loopback, private, link-local or a name without a dot: not reachable from the service. */
+export function isLocalHost(host: string): boolean {
+  if (host === "localhost" || host.endsWith(".localhost") || host === "::1" || !host.includes(".") && !host.includes(":")) return true
+  if (/^(127|10)\./.test(host) || /^192\.168\./.test(host) || /^169\.254\./.test(host)) return true
+  const m = /^172\.(\d+)\./.exec(host)
+  if (m && +m[1] >= 16 && +m[1] <= 31) return true
+  return /^f[cd][0-9a-f]{2}:/i.test(host) || /^fe80:/i.test(host)
+}
