@@ -2,6 +2,7 @@ import type { CapturePaymentInput, CapturePaymentOutput, IPaymentProvider, Medus
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { LINK_READS } from "./links"
 import { lockingTableColumns } from "./locking-table"
+import { loadedNotificationModule } from "./notification-module"
 import { capturedWith, sessionOf } from "./payment-cradle"
 
 export const MEDUSA_INTERNALS = {
@@ -15,6 +16,8 @@ export const MEDUSA_INTERNALS = {
   "link.order_payment_collection": "Query reads the link order_payment_collection (order_id, payment_collection_id)",
   "link.payment_collection": "Query reads a payment collection's linked cart and order (cart.id, order.id, order.status)",
   "locking.table": "locking-postgres keeps its locks in the table locking (id, owner_id, expiration)",
+  "modules.notification_instance":
+    "MedusaModule.getModuleInstance gives the loaded Notification Module to code with no request or job container (the health check in a module's start hook)",
 } as const
 export type MedusaInternal = keyof typeof MEDUSA_INTERNALS
 
@@ -51,6 +54,12 @@ export async function checkMedusa(container: MedusaContainer): Promise<InternalC
     const missing = ["id", "owner_id", "expiration"].filter((c) => !columns.includes(c))
     if (missing.length) throw new Error(`the locking table has no column ${missing.join(", ")}`)
     return "id, owner_id, expiration"
+  })
+  await record("modules.notification_instance", async () => {
+    const loaded = loadedNotificationModule()
+    if (!loaded) throw new Error("MedusaModule.getModuleInstance(Modules.NOTIFICATION) gave no service with createNotifications")
+    if (loaded !== container.resolve(Modules.NOTIFICATION)) throw new Error("the loaded Notification Module is not the one the container holds")
+    return "the same Notification Module service as the container's"
   })
   return results
 }
