@@ -1,3 +1,4 @@
+import { ALERTABLE_SIGNALS } from "../modules/payin/health/signal-ids"
 import {
   PayinConfigError,
   parsePluginOptions,
@@ -107,11 +108,34 @@ describe("parsePluginOptions", () => {
       webhookCounterRetentionDays: 90,
       historyRetentionDays: 0,
       pruneBatchSize: 1000,
+      healthCheckIntervalSeconds: 60,
+      alertsEnabled: true,
+      alertSignals: [...ALERTABLE_SIGNALS],
+      alertEmailRecipients: [],
+      alertEmailChannel: "email",
+      alertMinIntervalMinutes: 60,
+      healthMissedWebhooks: 2,
+      healthRejectedWebhooks: 5,
+      healthServiceErrorPercent: 25,
+      healthRequisitesUnavailablePercent: 50,
+      healthUncapturedMinutes: 15,
+      apiKeyMaxAgeDays: 365,
     })
     // the job ticks every RECONCILE_TICK_SECONDS: every accepted interval is kept
     expect(RECONCILE_TICK_SECONDS).toBeLessThan(10)
     expect(parsePluginOptions({ reconcileIntervalSeconds: 10 }).reconcileIntervalSeconds).toBe(10)
     expect(() => parsePluginOptions({ reconcileIntervalSeconds: 5 })).toThrow(/at least 10/)
+  })
+
+  it("alert settings: recipients must be e-mail addresses, signals known ones (deduplicated), bounds named", () => {
+    expect(parsePluginOptions({ alertEmailRecipients: [" ops@shop.example "], alertSignals: ["service_ip", "service_ip"] })).toMatchObject({
+      alertEmailRecipients: ["ops@shop.example"],
+      alertSignals: ["service_ip"],
+    })
+    expect(() => parsePluginOptions({ alertEmailRecipients: ["not-an-address"] })).toThrow(/alertEmailRecipients entries must be e-mail addresses/)
+    expect(() => parsePluginOptions({ alertSignals: ["stray_payments"] })).toThrow(/alertSignals entries must be one of/)
+    expect(() => parsePluginOptions({ healthCheckIntervalSeconds: 1 })).toThrow(/healthCheckIntervalSeconds must be at least 5/)
+    expect(() => parsePluginOptions({ healthServiceErrorPercent: 101 })).toThrow(/healthServiceErrorPercent must be at most 100/)
   })
 
   it("bounds the retention windows (0 keeps forever) and the prune batch; a bad value stops the boot naming the field", () => {
