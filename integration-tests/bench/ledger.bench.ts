@@ -196,6 +196,7 @@ medusaIntegrationTestRunner({
         ["one pay-in (detail)", `${list}/${sample.id}`, true],
         ["an order's pay-ins", `/admin/payin/orders/${sample.order_id}`, true],
         ["webhook health (inbox not filled)", "/admin/payin/webhook-health", true],
+        ["health: every signal (history and inbox not filled)", "/admin/payin/health", true],
         // the insights page's links: the list by bank, method, paid and creation days
         ["bank=<bank>", `${list}?bank=VTB`, true],
         ["method=<method>", `${list}?method=qr`, true],
@@ -409,6 +410,49 @@ medusaIntegrationTestRunner({
       }
       log(
         `webhook health with ${inboxEntries.toLocaleString("en")} entries in the inbox: p50 ${ms(quantile(healthTimes, 0.5))}, p95 ${ms(quantile(healthTimes, 0.95))} (target <= 100 ms)`
+      )
+      // the health over the filled history and inbox, with a busy hour of minute counters (every
+      // operation and outcome kind, each minute) for the filled instance
+      const minute = Date.now() - (Date.now() % 60_000)
+      const kinds = ["call:create_payin:ok", "call:create_payin:requisites_unavailable", "call:look_up:ok", "call:look_up:timeout", "call:find_payin_by_external_id:ok", "call:create_payin:server_error", "webhook:signature_mismatch", "webhook:invalid_body"]
+      await knex("payin_health_counter").insert(
+        Array.from({ length: 61 }, (_, m) =>
+          kinds.map((kind) => ({
+            id: generateEntityId(undefined, "payinhc"),
+            provider_id: FILL_PROVIDER,
+            minute: new Date(minute - m * 60_000),
+            kind,
+            count: 40,
+            total_ms: 40 * 120,
+            max_ms: 900,
+            last_at: new Date(minute - m * 60_000 + 30_000),
+          }))
+        ).flat()
+      )
+      const signalTimes: number[] = []
+      let signals = 0
+      for (let i = 0; i < REQUESTS + 2; i++) {
+        const t = performance.now()
+        const res = await api.get("/admin/payin/health", admin)
+        expect(res.status).toBe(200)
+        signals = res.data.signals.length
+        if (i >= 2) signalTimes.push(performance.now() - t)
+      }
+      expect(signals).toBeGreaterThan(10)
+      // the same figures for the instance that holds the filled pay-ins (not configured, so not in the route's answer)
+      const fillTimes: number[] = []
+      for (let i = 0; i < REQUESTS + 2; i++) {
+        const t = performance.now()
+        const list = await payin.health.signals(payin.healthEnv(), new Date(), ["default", FILL_PROVIDER.replace(/^pp_payin_/, "")])
+        expect(list.filter((s) => s.provider_id === FILL_PROVIDER)).toHaveLength(13)
+        if (i >= 2) fillTimes.push(performance.now() - t)
+      }
+      log(
+        `health figures of the ${ROWS.toLocaleString("en")}-pay-in instance and the default one (in process, no HTTP): p50 ${ms(quantile(fillTimes, 0.5))}, p95 ${ms(quantile(fillTimes, 0.95))} (target <= 100 ms)`
+      )
+      log(
+        `health (GET /admin/payin/health, ${signals} signals) with the filled status history, ` +
+          `${inboxEntries.toLocaleString("en")} inbox entries and an hour of minute counters: p50 ${ms(quantile(signalTimes, 0.5))}, p95 ${ms(quantile(signalTimes, 0.95))} (target <= 100 ms)`
       )
       started = performance.now()
       const pruned = await prunePayinRecords(container, { budgetMs: 3_600_000 })

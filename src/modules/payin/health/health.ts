@@ -45,10 +45,11 @@ export class Health {
     this.counters = new HealthCounters(db, onCounterError)
   }
 
-  async signals(env: HealthEnv, now = new Date()): Promise<Signal[]> {
+  /** `instanceIds`: the configured instances by default (the ledger benchmark adds its filled one). */
+  async signals(env: HealthEnv, now = new Date(), instanceIds?: string[]): Promise<Signal[]> {
     await this.counters.flush().catch(() => undefined)
     const plugin = await this.settings.plugin()
-    const ids = this.settings.instanceIds()
+    const ids = instanceIds ?? this.settings.instanceIds()
     const perProvider = await Promise.all(ids.map(async (id) => providerSignals(await this.figures(id, env, now), plugin, now)))
     // A job that never ran is overdue only once the plugin has been checked for longer than its window.
     const first = await this.db().raw(`select min(created_at) as at from payin_health_state where scope = ? and deleted_at is null`, [PLUGIN_SCOPE])
