@@ -6,7 +6,7 @@ import {
   payinProviderId,
   withPayin,
 } from "../../medusa-plugin.config"
-import { RECONCILE_TICK_SECONDS } from "../modules/payin/settings/options"
+import { type PayinPluginOptionsInput, RECONCILE_TICK_SECONDS } from "../modules/payin/settings/options"
 import { payinLockOptions } from "../money-path/lock"
 
 describe("parseProviderOptions", () => {
@@ -133,7 +133,7 @@ describe("parsePluginOptions", () => {
       alertSignals: ["service_ip"],
     })
     expect(() => parsePluginOptions({ alertEmailRecipients: ["not-an-address"] })).toThrow(/alertEmailRecipients entries must be e-mail addresses/)
-    expect(() => parsePluginOptions({ alertSignals: ["stray_payments"] })).toThrow(/alertSignals entries must be one of/)
+    expect(() => parsePluginOptions({ alertSignals: ["stray_payments"] } as unknown as PayinPluginOptionsInput)).toThrow(/alertSignals entries must be one of/)
     expect(() => parsePluginOptions({ healthCheckIntervalSeconds: 1 })).toThrow(/healthCheckIntervalSeconds must be at least 5/)
     expect(() => parsePluginOptions({ healthServiceErrorPercent: 101 })).toThrow(/healthServiceErrorPercent must be at most 100/)
   })

@@ -94,10 +94,22 @@ export class Health {
    * row back, so the next check sends it again under the same idempotency key.
    */
   async check(env: HealthEnv, send: AlertSender, now = new Date()): Promise<{ sent: HealthAlert[] }> {
-    const [signals, plugin] = await Promise.all([this.signals(env, now), this.settings.plugin()])
+    const [signals, plugin, rows] = await Promise.all([
+      this.signals(env, now),
+      this.settings.plugin(),
+      this.db().raw(`select scope, signal, state, since, incident_at, alerted_at, last_alert_at from payin_health_state where deleted_at is null`),
+    ])
+    const stored = new Map(rows.rows.map((r: StateRow & { scope: string; signal: string }) => [`${r.scope}\n${r.signal}`, r]))
     const sent: HealthAlert[] = []
     for (const s of signals) {
       const scope = scopeOf(s)
+      const policy = { alerts: alerts(plugin, s), minIntervalMs: plugin.alertMinIntervalMinutes * 60_000 }
+      // most checks change nothing: only a row that moves, or owes an alert, is locked and written
+      const seen = stored.get(`${scope}\n${s.id}`)
+      if (seen) {
+        const { row, alert } = nextState(seen, s.state, now, policy)
+        if (!alert && sameRow(row, seen)) continue
+      }
       await this.db().transaction(async (trx) => {
         await trx.raw(
           `insert into payin_health_state (id, scope, signal, state, since, figure, checked_at) values (?, ?, ?, 'ok', ?, null, ?)
@@ -111,7 +123,7 @@ export class Health {
         )
         const prev = locked.rows[0] as StateRow | undefined
         if (!prev) return
-        const { row, alert } = nextState(prev, s.state, now, { alerts: alerts(plugin, s), minIntervalMs: plugin.alertMinIntervalMinutes * 60_000 })
+        const { row, alert } = nextState(prev, s.state, now, policy)
         let error: string | null = null
         if (alert) {
           const due: HealthAlert = {
@@ -218,4 +230,10 @@ export class Health {
 
 function alerts(plugin: { alertsEnabled: boolean; alertSignals: readonly string[]; alertEmailRecipients: readonly string[] }, s: Signal): boolean {
   return plugin.alertSignals.includes(s.id) && (plugin.alertsEnabled || plugin.alertEmailRecipients.length > 0)
+}
+
+const time = (d: Date | null) => (d ? +new Date(d) : null)
+function sameRow(a: StateRow, b: StateRow): boolean {
+  return a.state === b.state && time(a.since) === time(b.since) && time(a.incident_at) === time(b.incident_at) &&
+    time(a.alerted_at) === time(b.alerted_at) && time(a.last_alert_at) === time(b.last_alert_at)
 }

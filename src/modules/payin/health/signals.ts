@@ -305,7 +305,7 @@ export function jobSignal(jobs: JobFigure[]): Signal {
     overdue.length ? "failing" : "ok",
     { jobs: jobs.map((j) => ({ ...j, last_run_at: iso(j.last_run_at) })) },
     overdue.length
-      ? `No run of ${overdue.map((j) => `${j.name} (due every ${j.interval_seconds} s, last ${iso(j.last_run_at) ?? "never"})`).join(", ")} in time: no worker runs the plugin's jobs`
+      ? `${overdue.map((j) => `${j.name} (due every ${j.interval_seconds} s) has not run ${j.last_run_at ? `since ${iso(j.last_run_at)}` : "since the plugin started"}`).join("; ")}: no process runs the plugin's jobs`
       : waiting.length
         ? `Every job of the plugin runs on schedule (${waiting.map((j) => j.name).join(", ")} not due yet)`
         : "Every job of the plugin runs on schedule",
