@@ -174,7 +174,9 @@ export class Health {
         `select count(*) filter (where not coalesce(flag_kinds && array['capture_failed','order_cancel_failed']::text[], false))::int as waiting,
                 count(*) filter (where flag_kinds && array['capture_failed','order_cancel_failed']::text[])::int as failed,
                 (array_agg(coalesce(order_id, cart_id, id) order by next_effect_at))[1:5] as orders
-         from payin_transaction where effect_pending is not null and effect_attempts >= 2 and provider_id = ? and deleted_at is null`,
+         from payin_transaction
+         where effect_pending is not null and provider_id = ? and deleted_at is null
+           and (effect_attempts >= 2 or flag_kinds && array['capture_failed','order_cancel_failed']::text[])`,
         [providerId]
       ),
       db.raw(
