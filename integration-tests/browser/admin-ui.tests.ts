@@ -1,12 +1,15 @@
 // The admin in a real browser against the demo store (browser.spec.ts starts it): settings saved
 // and shown with their source, section by section (the plugin-wide ones through their own save),
-// the shopper notification settings, Test connection (success and the whitelist failure with the
-// address to add), the order widget, the transactions page and Reconcile now, the insights page
-// (its figures counted here from the ledger's rows), the Russian UI. On each page axe's WCAG 2.1
-// A/AA rules find no serious or critical violation in the plugin's own markup: scoped to its
-// page's container or widget, as the dashboard's chrome around it (Medusa's) has some of its own.
+// the shopper notification settings and the alerts, Test connection (success and the whitelist
+// failure with the address to add), the order widget, the transactions page and Reconcile now, the
+// Health section (a service call refused for real: the failing signal, what to do, its link, its
+// alert in Medusa's notification panel), the insights page (its figures counted here from the
+// ledger's rows), the Russian UI. On each page axe's WCAG 2.1 A/AA rules find no serious or
+// critical violation in the plugin's own markup: scoped to its page's container or widget, as the
+// dashboard's chrome around it (Medusa's) has some of its own.
 import type { Page } from "playwright-core"
 import { adminLogin } from "../support/chromium"
+import { eventually } from "../support/medusa-process"
 import { expectAccessible } from "./axe"
 import type { BrowserSuite } from "./suite"
 
@@ -192,7 +195,7 @@ export function adminTests(suite: BrowserSuite): void {
     expect(restored.values).toEqual(before.values)
   })
 
-  it("Settings → Pay-in: the plugin-wide reconciliation and retention settings save through their own container", async () => {
+  it("Settings → Pay-in: the plugin-wide reconciliation, retention and alert settings save through their own container", async () => {
     const before = (await suite.api("GET", "/admin/payin/settings", { admin: true })).plugin
     const typed = {
       reconcileAfterSeconds: before.values.reconcileAfterSeconds + 15,
@@ -201,6 +204,10 @@ export function adminTests(suite: BrowserSuite): void {
       webhookRetentionDays: before.values.webhookRetentionDays + 15,
       historyRetentionDays: before.values.historyRetentionDays + 30,
       pruneBatchSize: before.values.pruneBatchSize + 100,
+      alertMinIntervalMinutes: before.values.alertMinIntervalMinutes + 30,
+      alertEmailChannel: "ops-email",
+      healthMissedWebhooks: before.values.healthMissedWebhooks + 1,
+      apiKeyMaxAgeDays: before.values.apiKeyMaxAgeDays + 1,
     }
     await openSettings()
     const container = page.getByTestId("payin-plugin-settings")
@@ -223,6 +230,9 @@ export function adminTests(suite: BrowserSuite): void {
       }
       await page.getByTestId("payin-health-reconciliation").waitFor()
       await page.getByTestId("payin-health-retention").waitFor()
+      await page.getByTestId("payin-health-last-check").waitFor()
+      // a choice per alertable signal, all on by default
+      expect(await page.locator('[data-testid="payin-field-alertSignals"] [data-method][data-state="checked"]').count()).toBe(before.values.alertSignals.length)
       await accessible("payin-plugin-settings", "Settings → Pay-in, plugin-wide settings")
 
       // a value out of the option's range: the field's error, nothing saved
@@ -341,6 +351,66 @@ export function adminTests(suite: BrowserSuite): void {
     await page.locator('[data-testid="payin-widget-status"][data-status="closed"]').waitFor()
   })
 
+  it("Health: the store's address refused by the service shows as a failing signal on the Pay-ins page, with what to do and where; its alert reaches the admin's notifications", async () => {
+    await page.goto(`${suite.demo.adminUrl}/payin`)
+    await page.locator('[data-testid="payin-health"][data-state]').waitFor()
+    await page.getByTestId("payin-transactions-page").waitFor()
+
+    const { whitelist } = await sandbox("GET", "/_sandbox/merchant")
+    await sandbox("PUT", "/_sandbox/merchant", { whitelist: ["203.0.113.0/24"] })
+    const failingSince = Date.now()
+    try {
+      // a call to the service the store makes (Test connection does not count): Reconcile now, refused
+      const reconcile = () => suite.api("POST", `/admin/payin/transactions/${suite.demo.samples.paid.ledgerId}/reconcile`, { admin: true })
+      await expect(reconcile()).rejects.toThrow(/502 .*ip_not_whitelisted/)
+      // the section answers from the database: a reload shows it (the page itself refetches every 30 s)
+      await page.reload()
+      const row = page.locator('[data-testid="payin-health-signal-service_ip"][data-state="failing"]')
+      await row.waitFor()
+      await expect(page.getByTestId("payin-health").getAttribute("data-state")).resolves.toBe("failing")
+      // its state in words, the address the service named, what to do, where
+      await expect(row.getByText("Failing", { exact: true }).count()).resolves.toBeGreaterThan(0)
+      await expect(page.getByTestId("payin-health-signal-service_ip-sentence").textContent()).resolves.toContain("127.0.0.1")
+      await expect(page.getByTestId("payin-health-signal-service_ip-action").textContent()).resolves.toBe(
+        "What to do: Add 127.0.0.1 to the IP whitelist in the merchant panel."
+      )
+      const link = page.getByTestId("payin-health-signal-service_ip-link")
+      await expect(link.getAttribute("href")).resolves.toBe("/app/settings/payin#payin-section-connection")
+      await page.getByTestId("payin-health").scrollIntoViewIfNeeded()
+      await accessible("payin-health", "the Health section, a failing signal")
+
+      // the periodic check (every 5 s here) sends the incident's alert to the feed: the bell shows it
+      const alert = await eventually(
+        "the service_ip alert in the feed",
+        async () => {
+          const { notifications } = await suite.api("GET", "/admin/notifications?channel=feed&limit=50&order=-created_at", { admin: true })
+          return (notifications as { data: Record<string, unknown> | null }[]).find((n) => n.data?.signal === "service_ip" && n.data?.state === "failing")?.data
+        },
+        90_000,
+        1_000
+      )
+      const title = String(alert!.title)
+      expect(title).toBe("Pay-ins: the service refuses this store's IP address (default)")
+      await page.locator('div.border-b.p-3 button[aria-haspopup="dialog"]').last().click()
+      const panel = page.getByRole("dialog", { name: "Notifications" })
+      await panel.getByText(title, { exact: true }).first().waitFor()
+      await shot("health") // the section under the open notification panel
+      await page.keyboard.press("Escape")
+
+      // the link leads to the connection settings
+      await link.click()
+      await page.waitForURL(/\/settings\/payin#payin-section-connection$/)
+      await page.getByTestId("payin-section-connection").waitFor()
+      console.log(`[browser] health: failing shown, alerted and followed in ${((Date.now() - failingSince) / 1000).toFixed(1)} s`)
+    } finally {
+      await sandbox("PUT", "/_sandbox/merchant", { whitelist })
+    }
+    // accepted again: the signal is no longer failing (a warning: refused earlier this hour)
+    await suite.api("POST", `/admin/payin/transactions/${suite.demo.samples.paid.ledgerId}/reconcile`, { admin: true })
+    const health = await suite.api("GET", "/admin/payin/health", { admin: true })
+    expect(health.signals.find((s: { id: string }) => s.id === "service_ip").state).toBe("warning")
+  })
+
   it("Insights: the demo's pay-ins as counted here from the ledger's rows; each figure links to its pay-ins; the charts are drawn", async () => {
     // the ledger's rows through the admin API, counted here, independently of the rollups
     const rows: any[] = []
@@ -402,6 +472,9 @@ export function adminTests(suite: BrowserSuite): void {
       await accessible("payin-settings-page", "Settings → Pay-in in Russian", ru)
       await ru.goto(`${suite.demo.adminUrl}/payin`)
       await ru.getByText("Все пей-ины, которые запрашивал магазин", { exact: false }).waitFor()
+      // the Health section in Russian, its state in words
+      await ru.getByTestId("payin-health").getByRole("heading", { name: "Состояние" }).waitFor()
+      await expect(ru.getByTestId("payin-health-state").textContent()).resolves.toMatch(/^(В порядке|Предупреждение|Сбой)$/)
     } finally {
       await context.close()
     }

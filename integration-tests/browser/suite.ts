@@ -82,7 +82,8 @@ export function browserSuite(): BrowserSuite {
     const executable = ensureChromium()
     console.log(`[browser] chromium ${executable} (${((Date.now() - chromiumStarted) / 1000).toFixed(1)} s)`)
     const started = Date.now()
-    running = startDemo({ demoDir, port: await freePort() })
+    // the plugin's health checked (and its alerts sent) every 5 s instead of every minute
+    running = startDemo({ demoDir, port: await freePort(), extraEnv: { PAYIN_HEALTH_CHECK_INTERVAL_SECONDS: "5" } })
     await running.ready
     console.log(`[browser] demo up in ${((Date.now() - started) / 1000).toFixed(1)} s`)
     demo = readDemo(demoDir)

@@ -9,9 +9,10 @@ import type { FieldSpec } from "../../lib/settings-form"
 import type { SettingsForm } from "../../lib/use-settings-form"
 import { SourceBadge } from "../common"
 
+/** A section of the settings; its test id is also its id, so a link can lead to it (`/settings/payin#payin-section-connection`). */
 export function Section({ title, testId, children }: { title: string; testId?: string; children: ReactNode }) {
   return (
-    <div className="flex flex-col gap-y-4 px-6 py-4" data-testid={testId}>
+    <div className="flex flex-col gap-y-4 px-6 py-4 scroll-mt-4" id={testId} data-testid={testId}>
       <Heading level="h2">{title}</Heading>
       {children}
     </div>

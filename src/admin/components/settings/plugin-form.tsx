@@ -1,13 +1,14 @@
-// The plugin-wide settings, one form for every provider instance: reconciliation and retention,
-// saved through POST /admin/payin/settings.
+// The plugin-wide settings, one form for every provider instance: reconciliation, retention,
+// health and alerts, saved through POST /admin/payin/settings.
 import { Button, Container, Heading, Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
 import { type PluginFieldPath, type PluginSettings, useSavePlugin } from "../../lib/settings-api"
 import { useSettingsForm } from "../../lib/use-settings-form"
+import { ALERTS_FIELDS, AlertsSection } from "./alerts"
 import { RECONCILIATION_FIELDS, ReconciliationSection } from "./reconciliation"
 import { RETENTION_FIELDS, RetentionSection } from "./retention"
 
-const PLUGIN_FIELDS = [...RECONCILIATION_FIELDS, ...RETENTION_FIELDS]
+const PLUGIN_FIELDS = [...RECONCILIATION_FIELDS, ...RETENTION_FIELDS, ...ALERTS_FIELDS]
 
 // Every plugin option is in a section: a new option does not compile until it is placed.
 type Unplaced = Exclude<PluginFieldPath, (typeof PLUGIN_FIELDS)[number]["path"]>
@@ -31,6 +32,7 @@ export function PluginSettingsForm({ plugin }: { plugin: PluginSettings }) {
       </div>
       <ReconciliationSection form={form} />
       <RetentionSection form={form} />
+      <AlertsSection form={form} />
       <div className="flex justify-end px-6 py-4">
         <Button onClick={form.save} isLoading={form.pending} data-testid="payin-plugin-save">
           {form.pending ? t("payin.common.saving") : t("payin.common.save")}

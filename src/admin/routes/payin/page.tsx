@@ -5,6 +5,7 @@ import { useMemo, useState } from "react"
 import { useTranslation } from "react-i18next"
 import { useSearchParams } from "react-router-dom"
 import { ErrorText } from "../../components/common"
+import { HealthSection } from "../../components/health/health-section"
 import { CountText } from "../../components/transactions/count-text"
 import { ExportLink } from "../../components/transactions/export-link"
 import { ExtraFilters, LINKED_FILTERS } from "../../components/transactions/extra-filters"
@@ -69,36 +70,39 @@ const PayinsPage = () => {
   }
 
   return (
-    <Container className="divide-y p-0" data-testid="payin-transactions-page">
-      <div className="flex items-center justify-between px-6 py-4">
-        <div>
-          <Heading level="h1">{t("payin.transactions.title")}</Heading>
-          <Text size="small" className="text-ui-fg-subtle">{t("payin.transactions.subtitle")}</Text>
+    <div className="flex flex-col gap-y-3">
+      <HealthSection />
+      <Container className="divide-y p-0" data-testid="payin-transactions-page">
+        <div className="flex items-center justify-between px-6 py-4">
+          <div>
+            <Heading level="h1">{t("payin.transactions.title")}</Heading>
+            <Text size="small" className="text-ui-fg-subtle">{t("payin.transactions.subtitle")}</Text>
+          </div>
         </div>
-      </div>
-      <TransactionFilters query={params.get("q") ?? ""} status={status} flag={flag} update={update} />
-      <ExtraFilters params={params} update={update} />
-      <ExportLink status={status} flag={flag} />
-      {error ? <ErrorText error={error} /> : <TransactionsTable transactions={data?.transactions ?? []} />}
-      {isShortPageThatGoesOn(data, PAGE) ? (
-        <SearchGoesOn t={t} language={i18n.language} />
-      ) : isLoading || !data?.transactions.length ? (
-        <Text size="small" className="text-ui-fg-subtle px-6 py-4" data-testid="payin-transactions-empty">
-          {isLoading ? t("payin.common.loading") : t("payin.transactions.empty")}
-        </Text>
-      ) : null}
-      <div className="flex items-center justify-between px-6 py-4">
-        {data ? <CountText data={data} first={first} t={t} language={i18n.language} /> : <span />}
-        <div className="flex gap-2">
-          <Button size="small" variant="secondary" disabled={pageIndex === 0} onClick={goPrevious} data-testid="payin-page-previous">
-            {t("payin.transactions.previous")}
-          </Button>
-          <Button size="small" variant="secondary" disabled={!data?.next_cursor} onClick={goNext} data-testid="payin-page-next">
-            {t("payin.transactions.next")}
-          </Button>
+        <TransactionFilters query={params.get("q") ?? ""} status={status} flag={flag} update={update} />
+        <ExtraFilters params={params} update={update} />
+        <ExportLink status={status} flag={flag} />
+        {error ? <ErrorText error={error} /> : <TransactionsTable transactions={data?.transactions ?? []} />}
+        {isShortPageThatGoesOn(data, PAGE) ? (
+          <SearchGoesOn t={t} language={i18n.language} />
+        ) : isLoading || !data?.transactions.length ? (
+          <Text size="small" className="text-ui-fg-subtle px-6 py-4" data-testid="payin-transactions-empty">
+            {isLoading ? t("payin.common.loading") : t("payin.transactions.empty")}
+          </Text>
+        ) : null}
+        <div className="flex items-center justify-between px-6 py-4">
+          {data ? <CountText data={data} first={first} t={t} language={i18n.language} /> : <span />}
+          <div className="flex gap-2">
+            <Button size="small" variant="secondary" disabled={pageIndex === 0} onClick={goPrevious} data-testid="payin-page-previous">
+              {t("payin.transactions.previous")}
+            </Button>
+            <Button size="small" variant="secondary" disabled={!data?.next_cursor} onClick={goNext} data-testid="payin-page-next">
+              {t("payin.transactions.next")}
+            </Button>
+          </div>
         </div>
-      </div>
-    </Container>
+      </Container>
+    </div>
   )
 }
 

@@ -34,6 +34,9 @@ export type AlertableSignal = (typeof ALERTABLE_SIGNALS)[number]
 /** Signals about the whole plugin rather than one provider instance. */
 export const PLUGIN_SIGNALS: readonly SignalId[] = ["jobs_overdue"]
 
+/** Service-call outcomes that count as errors in `service_errors` (the service answered nothing usable). */
+export const ERROR_OUTCOMES: readonly string[] = ["timeout", "server_error", "throttled", "network", "malformed_answer", "answer_too_large", "other"]
+
 export const HEALTH_STATES = ["ok", "warning", "failing"] as const
 export type HealthState = (typeof HEALTH_STATES)[number]
 

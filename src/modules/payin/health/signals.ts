@@ -1,6 +1,6 @@
 // Figures → signals: each signal's state, and the English sentence and action the API and the
 // alerts give (the admin words them from `id` and `figure` in its own language). Pure.
-import { type HealthState, type SignalGroup, type SignalId, groupOf } from "./signal-ids"
+import { ERROR_OUTCOMES, type HealthState, type SignalGroup, type SignalId, groupOf } from "./signal-ids"
 
 export const WINDOW_MINUTES = 60
 export const STRAY_DAYS = 30
@@ -44,7 +44,7 @@ export type Signal = {
   link: string | null
 }
 
-const ERROR_OUTCOMES = new Set(["timeout", "server_error", "throttled", "network", "malformed_answer", "answer_too_large", "other"])
+const ERRORS = new Set(ERROR_OUTCOMES)
 const SETTINGS_LINK = (section: string) => `/settings/payin#payin-section-${section}`
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null)
 const percent = (part: number, whole: number) => (whole ? Math.round((part / whole) * 1000) / 10 : 0)
@@ -97,7 +97,7 @@ export function providerSignals(f: ProviderFigures, t: Thresholds, now: Date): S
   const byOutcome = (outcome: string) => calls.filter((c) => c.outcome === outcome)
   const sum = (list: CallCount[]) => list.reduce((s, c) => s + c.count, 0)
   const latest = (list: CallCount[]) => list.reduce<Date | null>((m, c) => (!m || +c.last_at > +m ? c.last_at : m), null)
-  const lastOk = latest(calls.filter((c) => c.outcome !== "key_refused" && c.outcome !== "ip_not_whitelisted" && !ERROR_OUTCOMES.has(c.outcome)))
+  const lastOk = latest(calls.filter((c) => c.outcome !== "key_refused" && c.outcome !== "ip_not_whitelisted" && !ERRORS.has(c.outcome)))
   const refusal = (outcome: string) => {
     const list = byOutcome(outcome)
     const last = latest(list)
@@ -140,7 +140,7 @@ export function providerSignals(f: ProviderFigures, t: Thresholds, now: Date): S
   )
 
   const total = sum(calls)
-  const errors = calls.filter((c) => ERROR_OUTCOMES.has(c.outcome))
+  const errors = calls.filter((c) => ERRORS.has(c.outcome))
   const errorCount = sum(errors)
   const errorPercent = percent(errorCount, total)
   const byKind: Record<string, { count: number; mean_ms: number; max_ms: number }> = {}
@@ -160,7 +160,7 @@ export function providerSignals(f: ProviderFigures, t: Thresholds, now: Date): S
       { calls: total, errors: errorCount, error_percent: errorPercent, mean_ms: meanMs, max_ms: maxMs, by_kind: byKind },
       errorCount
         ? `${plural(errorCount, "call")} of ${total} to the service failed for ${name} in the last hour (${errorPercent} %: ${Object.entries(byKind)
-            .filter(([k]) => ERROR_OUTCOMES.has(k))
+            .filter(([k]) => ERRORS.has(k))
             .map(([k, v]) => `${k} ${v.count}`)
             .join(", ")}); mean ${meanMs} ms, slowest ${maxMs} ms`
         : `${plural(total, "call")} to the service for ${name} in the last hour, none failed; mean ${meanMs} ms, slowest ${maxMs} ms`,

@@ -11,6 +11,7 @@ import en from "../../../i18n/json/en.json"
 import ru from "../../../i18n/json/ru.json"
 import type { PluginSettings, ProviderSettings } from "../../../lib/settings-api"
 import type { FieldSpec } from "../../../lib/settings-form"
+import { ALERTS_FIELDS, ALERT_SIGNAL_OPTIONS } from "../alerts"
 import { CHECKOUT_FIELDS } from "../checkout"
 import { CONNECTION_FIELDS } from "../connection"
 import { NOTIFICATION_FIELDS } from "../notifications"
@@ -22,7 +23,7 @@ import { RECONCILIATION_FIELDS } from "../reconciliation"
 import { RETENTION_FIELDS } from "../retention"
 
 const PROVIDER_SECTIONS: readonly FieldSpec[][] = [CONNECTION_FIELDS, PAYMENT_PAGE_FIELDS, CHECKOUT_FIELDS, ORDER_FIELDS, NOTIFICATION_FIELDS].map((s) => [...s])
-const PLUGIN_SECTIONS: readonly FieldSpec[][] = [RECONCILIATION_FIELDS, RETENTION_FIELDS].map((s) => [...s])
+const PLUGIN_SECTIONS: readonly FieldSpec[][] = [RECONCILIATION_FIELDS, RETENTION_FIELDS, ALERTS_FIELDS].map((s) => [...s] as FieldSpec[])
 
 /** An option schema's field paths: a field, or each field of an object-valued one as `<group>.<field>`. */
 function paths(shape: Record<string, z.ZodType>): string[] {
@@ -123,8 +124,24 @@ describe("the settings page's sections", () => {
     expect(html).toContain('data-testid="payin-source-reconcileAfterSeconds" data-source="admin"')
     expect(html).toContain('data-testid="payin-health-reconciliation"')
     expect(html).toContain('data-testid="payin-health-retention"')
+    expect(html).toContain('data-testid="payin-health-last-check"')
     expect(html).not.toMatch(/payin\.(settings|common)\./)
     // the instance's form is not drawn here
     expect(html).not.toContain('data-testid="payin-field-baseUrl"')
+  })
+
+  it.each(["en", "ru"] as const)("the alerts section: a choice per alertable signal with its title, the thresholds each with a hint, in %s", (language) => {
+    const html = render(language, <PluginSettingsForm plugin={plugin} />)
+    expect(ALERT_SIGNAL_OPTIONS.map((o) => o.value)).toEqual([...pluginOptionsSchema.parse({}).alertSignals])
+    const choices = html.slice(html.indexOf('data-testid="payin-field-alertSignals"'))
+    for (const o of ALERT_SIGNAL_OPTIONS) expect(choices).toContain(`data-method="${o.value}"`)
+    // all alertable signals on by default
+    expect(choices.match(/data-state="checked"/g)?.length).toBeGreaterThanOrEqual(ALERT_SIGNAL_OPTIONS.length)
+    for (const path of ["healthMissedWebhooks", "healthRejectedWebhooks", "healthServiceErrorPercent", "healthRequisitesUnavailablePercent", "healthUncapturedMinutes", "apiKeyMaxAgeDays"]) {
+      expect(html).toMatch(new RegExp(`id="payin-${path}"[^>]*aria-describedby="payin-${path}-hint"|aria-describedby="payin-${path}-hint"[^>]*id="payin-${path}"`))
+      expect(html).toContain(`id="payin-${path}-hint"`)
+    }
+    expect(html).toContain(language === "en" ? "Thresholds" : "Пороги")
+    expect(html).toContain('id="payin-section-alerts"')
   })
 })

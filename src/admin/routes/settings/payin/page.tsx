@@ -1,11 +1,13 @@
 // Settings → Pay-in: the settings of a provider instance (connection, Payment Page defaults,
 // checkout rules, orders, shopper notifications; its webhook URL and health), then the
-// plugin-wide ones (reconciliation, retention) in a container of their own. Each value shows
-// where it comes from. The sections are in components/settings/.
+// plugin-wide ones (reconciliation, retention, health and alerts) in a container of their own.
+// Each value shows where it comes from. The sections are in components/settings/; a link's hash
+// (`#payin-section-connection`, from the Health section) scrolls to its section once it is drawn.
 import { defineRouteConfig } from "@medusajs/admin-sdk"
 import { Badge, Container, Heading, Label, Select, Text } from "@medusajs/ui"
-import { useState } from "react"
+import { useEffect, useState } from "react"
 import { useTranslation } from "react-i18next"
+import { useLocation } from "react-router-dom"
 import { ErrorText } from "../../../components/common"
 import { PluginSettingsForm } from "../../../components/settings/plugin-form"
 import { ProviderSettingsForm } from "../../../components/settings/provider-form"
@@ -39,6 +41,11 @@ const PayinSettingsPage = () => {
   const { data, isLoading, error } = useSettings()
   const [selected, setSelected] = useState<string | null>(null)
   const provider = data?.providers.find((p) => p.id === selected) ?? data?.providers[0]
+  const { hash } = useLocation()
+  const loaded = Boolean(data)
+  useEffect(() => {
+    if (loaded && hash.length > 1) document.getElementById(decodeURIComponent(hash.slice(1)))?.scrollIntoView({ block: "start" })
+  }, [loaded, hash])
   return (
     <div className="flex flex-col gap-y-3" data-testid="payin-settings-page">
       <Container className="divide-y p-0">
