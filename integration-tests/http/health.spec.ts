@@ -17,6 +17,7 @@
 //      the last hour) with one recovery notice;
 //   4. a capture Medusa refuses (its payment table refuses writes) with effectRetryLimit 1:
 //      `effects_failing` fails and its alert names the order;
+//   5. five forged callbacks over both servers: `webhook_rejections` fails and is alerted once;
 //   then `jobs_overdue` fails and is alerted once. At the end, over the whole run: exactly one
 //   alert per incident and no other, in Medusa's notification records.
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
@@ -233,7 +234,7 @@ appSpec((h, { dbConfig }) => {
         60_000,
         500
       )
-      for (const id of ["webhooks_missing", "service_key", "service_ip", "effects_failing"]) expect(signalOf(await health(), id).state).toBe("ok")
+      for (const id of ["webhooks_missing", "webhook_rejections", "service_key", "service_ip", "effects_failing"]) expect(signalOf(await health(), id).state).toBe("ok")
       expect(await feed()).toEqual([])
 
       // Orders awaiting payment, placed while the worker runs (it handles order.placed, which
@@ -380,6 +381,23 @@ appSpec((h, { dbConfig }) => {
       mark("effects_failing alerted")
       expect(effectsAlert.data.description).toContain(captureFails.orderId)
 
+      // 5. Forged callbacks (a wrong signature), five over both servers: each answered 401,
+      //    `webhook_rejections` fails at its threshold (5 in the last hour) and is alerted once.
+      for (const [k, url] of [A, serverB.url, A, serverB.url, A].entries()) {
+        const forged = await request(`${url}/hooks/payin/default`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-signature": "0".repeat(64) },
+          body: JSON.stringify({ id: `forged-${k}`, status: "closed" }),
+        })
+        expect(forged.statusCode).toBe(401)
+        await forged.body.dump()
+      }
+      const rejections = await signalBecomes("webhook_rejections", "failing", 30_000)
+      expect(rejections.figure).toMatchObject({ signature_failures: 5, rejected: 5, last_reason: "signature_mismatch" })
+      const { alert: rejectionsAlert } = await alertedIncident("webhook_rejections")
+      mark("webhook_rejections alerted")
+      expect(rejectionsAlert.data.description).toContain("5 with a bad signature")
+
       // 3 (cont.). No worker: the reconciliation job is overdue, on a server.
       const overdue = await signalBecomes("jobs_overdue", "failing", OVERDUE_AFTER_MS + 60_000 - (Date.now() - killedAt))
       mark("jobs_overdue failing")
@@ -405,6 +423,7 @@ appSpec((h, { dbConfig }) => {
           "service_key:recovered",
           "webhooks_missing:failing",
           "webhooks_missing:recovered",
+          "webhook_rejections:failing",
         ].sort()
       )
       const mails = (await emails()).map((n) => `${n.data.signal}:${n.template}`).sort()
@@ -418,6 +437,7 @@ appSpec((h, { dbConfig }) => {
           "service_key:payin.health.recovered",
           "webhooks_missing:payin.health.failing",
           "webhooks_missing:payin.health.recovered",
+          "webhook_rejections:payin.health.failing",
         ].sort()
       )
       // the unannounced and the called-back payments were captured once each
