@@ -24,6 +24,7 @@ import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { request } from "undici"
 import type { RunningSandbox } from "../../src/sandbox"
 import { RECONCILE_JOB } from "../../src/money-path/reconcile"
+import { overdueAfterMs } from "../../src/modules/payin/job-runs/job-runs"
 import { TEST_ADMIN } from "../support/admin"
 import { adminToken, capturedExactlyOnce, paymentsOfSessions } from "../support/faults"
 import { appSpec } from "../support/harness"
@@ -41,8 +42,8 @@ const FOREIGN_ADDRESS = "203.0.113.7"
 const OPS = "ops@payin.test"
 const CHECK_SECONDS = 5
 const RECONCILE_SECONDS = 10
-/** jobOverdue: two intervals and a minute after the last run. */
-const OVERDUE_AFTER_MS = (2 * RECONCILE_SECONDS + 60) * 1000
+/** jobOverdue: two intervals and a slack (15 s at this interval) after the last run. */
+const OVERDUE_AFTER_MS = overdueAfterMs(RECONCILE_SECONDS)
 const PROVIDER = "pp_payin_default"
 
 let sandbox: RunningSandbox
@@ -303,7 +304,7 @@ appSpec((h, { dbConfig }) => {
       expect(recovered.data.since).toBe(missingAlert.data.since)
 
       // 3. The worker is killed: no process runs the plugin's jobs any more. jobs_overdue fails
-      //    two intervals and a minute after the last run: steps 2 and 4 run meanwhile.
+      //    two intervals and a slack after the last run: steps 2, 4 and 5 run meanwhile.
       const lastRun = await h.ledger.lastJobRun(RECONCILE_JOB)
       await worker.kill()
       const killedAt = Date.now()
@@ -401,7 +402,7 @@ appSpec((h, { dbConfig }) => {
       // 3 (cont.). No worker: the reconciliation job is overdue, on a server.
       const overdue = await signalBecomes("jobs_overdue", "failing", OVERDUE_AFTER_MS + 60_000 - (Date.now() - killedAt))
       mark("jobs_overdue failing")
-      // not before two intervals and a minute after its last run
+      // not before two intervals and the slack after its last run
       expect(Date.parse(overdue.since)).toBeGreaterThanOrEqual(new Date(lastRun!.last_run_at).getTime() + OVERDUE_AFTER_MS - 1000)
       expect(overdue.figure.jobs).toEqual(expect.arrayContaining([expect.objectContaining({ name: RECONCILE_JOB, overdue: true, interval_seconds: RECONCILE_SECONDS })]))
       const { alert: jobsAlert } = await alertedIncident("jobs_overdue")

@@ -66,6 +66,10 @@ appSpec((h) => {
     await counter(PROVIDER, daysAgo(95), 4)
     await counter(PROVIDER, daysAgo(30), 3)
     await counter(PROVIDER, new Date(), 2)
+    // the health's minute counters: 3 days old (due, a fixed 2-day window) and now (kept)
+    for (const [id, minute] of [["payinhc_OLD", daysAgo(3)], ["payinhc_NEW", new Date()]] as const) {
+      await knex()("payin_health_counter").insert({ id, provider_id: PROVIDER, minute, kind: "call:look_up:ok", count: 1, last_at: minute })
+    }
   })
 
   it("prunes applied entries and counters past their windows, in batches, and nothing else", async () => {
@@ -83,6 +87,7 @@ appSpec((h) => {
     expect(report).toMatchObject({
       inboxPruned: 7,
       countersPruned: 2,
+      healthCountersPruned: 1,
       // inbox: 3 + 3 + 1; counters: 2 (fewer than a batch ends each kind); kept hashes: none due
       batches: 5,
       more: false,
@@ -92,6 +97,7 @@ appSpec((h) => {
     expect(await ids("select id from payin_webhook_event")).toEqual(kept)
     expect(await ids("select id from payin_transaction")).toEqual(ledger)
     expect(await count("payin_status_change")).toBe(history)
+    expect(await ids("select id from payin_health_counter")).toEqual(["payinhc_NEW"])
     const days = (await knex().raw(`select rejected from payin_webhook_counter order by day`)).rows.map((r: any) => r.rejected)
     expect(days).toEqual([3, 2])
     // webhook health counts what is kept

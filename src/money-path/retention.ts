@@ -30,6 +30,7 @@ export type RetentionReport = {
 
 export { RETENTION_JOB }
 export const HEALTH_COUNTER_DAYS = 2
+const HEALTH_COUNTER_PRUNE_LIMIT = 100_000
 export const RETENTION_SCHEDULE = "*/10 * * * *"
 const RETENTION_LOCK_SECONDS = 9 * 60
 const RETENTION_BUDGET_MS = 5 * 60_000
@@ -72,7 +73,8 @@ export async function prunePayinRecords(container: MedusaContainer, options: Ret
   if (counterDays > 0) await drain((n) => payin.inbox.pruneCounters(counterDays, n), (n) => (report.countersPruned += n))
   // the hashes of pruned entries (duplicates stay duplicates) are kept as long as the counters
   if (counterDays > 0) await drain((n) => payin.inbox.pruneHashes(counterDays, n), (n) => (report.hashesPruned += n))
-  await drain((n) => payin.health.prune(HEALTH_COUNTER_DAYS, n), (n) => (report.healthCountersPruned += n))
+  // a fixed window, not one of the configured ones: one statement (a busy day is a few thousand rows), not a batch
+  report.healthCountersPruned = await payin.health.prune(HEALTH_COUNTER_DAYS, HEALTH_COUNTER_PRUNE_LIMIT)
   if (historyDays > 0) {
     const bound = await payin.history.pruneBound(historyDays)
     let after = 0

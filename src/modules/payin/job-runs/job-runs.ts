@@ -24,9 +24,16 @@ export class JobRuns {
   }
 }
 
-// A run is skipped while the previous one holds the interval's lock, hence two intervals plus a minute.
+/**
+ * A run is skipped while the previous one holds the interval's lock, hence two intervals, plus a
+ * slack of one interval kept between 15 s (three of the scheduler's 5 s ticks) and a minute.
+ */
+export function overdueAfterMs(intervalSeconds: number): number {
+  return (2 * intervalSeconds + Math.min(60, Math.max(15, intervalSeconds))) * 1000
+}
+
 export function jobOverdue(lastRunAt: Date | null, intervalSeconds: number, now = Date.now()): boolean {
-  return !lastRunAt || now - new Date(lastRunAt).getTime() > (2 * intervalSeconds + 60) * 1000
+  return !lastRunAt || now - new Date(lastRunAt).getTime() > overdueAfterMs(intervalSeconds)
 }
 
 /** The plugin's scheduled jobs (src/jobs), named once here, and how often each must run. */
