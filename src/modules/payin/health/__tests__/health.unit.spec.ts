@@ -4,6 +4,7 @@ import type { HealthAlert } from "../health"
 import { ALERTABLE_SIGNALS, SIGNAL_IDS, WARNING_ONLY_SIGNALS, worstOf } from "../signal-ids"
 import { type ProviderFigures, type Signal, type Thresholds, isLocalHost, jobSignal, providerSignals } from "../signals"
 import { type StateRow, nextState } from "../state"
+import { parsePluginOptions } from "../../settings/parse"
 
 const T0 = new Date("2026-11-28T10:00:00Z")
 const at = (minutes: number) => new Date(+T0 + minutes * 60_000)
@@ -49,14 +50,8 @@ describe("nextState: one alert per incident", () => {
   })
 })
 
-const thresholds: Thresholds = {
-  healthMissedWebhooks: 2,
-  healthRejectedWebhooks: 5,
-  healthServiceErrorPercent: 25,
-  healthRequisitesUnavailablePercent: 50,
-  healthUncapturedMinutes: 15,
-  apiKeyMaxAgeDays: 365,
-}
+// the defaults a new store keeps (2, 5, 25 %, 50 %, 15 min, 365 days)
+const thresholds: Thresholds = parsePluginOptions(undefined)
 
 function figures(over: Partial<ProviderFigures> = {}): ProviderFigures {
   return {
