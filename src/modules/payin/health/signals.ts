@@ -1,5 +1,6 @@
 // Figures → signals: each signal's state, and the English sentence and action the API and the
 // alerts give (the admin words them from `id` and `figure` in its own language). Pure.
+import { refusedHostName } from "../../../client/address"
 import { ERROR_OUTCOMES, type HealthState, type SignalGroup, type SignalId, groupOf } from "./signal-ids"
 
 export const WINDOW_MINUTES = 60
@@ -322,11 +323,7 @@ function safeHost(url: string): string | null {
   }
 }
 
-/** Loopback, private, link-local or a name without a dot: not reachable from the service. */
+/** What the client's address guard refuses (loopback, private, link-local, metadata …), or a name without a dot. */
 export function isLocalHost(host: string): boolean {
-  if (host === "localhost" || host.endsWith(".localhost") || host === "::1" || !host.includes(".") && !host.includes(":")) return true
-  if (/^(127|10)\./.test(host) || /^192\.168\./.test(host) || /^169\.254\./.test(host)) return true
-  const m = /^172\.(\d+)\./.exec(host)
-  if (m && +m[1] >= 16 && +m[1] <= 31) return true
-  return /^f[cd][0-9a-f]{2}:/i.test(host) || /^fe80:/i.test(host)
+  return refusedHostName(host) !== null || (!host.includes(".") && !host.includes(":"))
 }
