@@ -25,6 +25,8 @@ import { request } from "undici"
 import type { RunningSandbox } from "../../src/sandbox"
 import { RECONCILE_JOB } from "../../src/money-path/reconcile"
 import { overdueAfterMs } from "../../src/modules/payin/job-runs/job-runs"
+import { PAYIN_MODULE } from "../../src/modules/payin/key"
+import type PayinModuleService from "../../src/modules/payin/service"
 import { TEST_ADMIN } from "../support/admin"
 import { adminToken, capturedExactlyOnce, paymentsOfSessions } from "../support/faults"
 import { appSpec } from "../support/harness"
@@ -409,6 +411,20 @@ appSpec((h, { dbConfig }) => {
       mark("jobs_overdue alerted")
       expect(jobsAlert.data.provider_id).toBeNull()
       expect(jobsAlert.data.description).toContain(RECONCILE_JOB)
+
+      // A check whose figures are older than what another process recorded (a slow check: here
+      // from before the job was overdue) changes nothing and sends nothing: it once recorded "ok"
+      // and sent a recovery between two checks that both saw the job overdue.
+      const payinModule = container.resolve<PayinModuleService>(PAYIN_MODULE)
+      const stale = await payinModule.health.check(
+        payinModule.healthEnv(),
+        async () => {
+          throw new Error("a stale check sent an alert")
+        },
+        new Date(new Date(lastRun!.last_run_at).getTime() + 1000)
+      )
+      expect(stale.sent).toEqual([])
+      expect(signalOf(await health(), "jobs_overdue")).toMatchObject({ state: "failing", since: jobsAlert.data.since })
 
       // Over the whole run, in Medusa's records: one alert per incident, none else, although two
       // servers, the worker (while it lived) and this process all checked every 5 s.

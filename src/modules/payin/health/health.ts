@@ -93,7 +93,9 @@ export class Health {
    * a row another process holds is skipped (that process records it). A send that throws rolls its
    * row back, so the next check sends it again under the same idempotency key.
    */
-  async check(env: HealthEnv, send: AlertSender, now = new Date()): Promise<{ sent: HealthAlert[] }> {
+  async check(env: HealthEnv, send: AlertSender, at?: Date): Promise<{ sent: HealthAlert[] }> {
+    // the database's clock: every process's checks are ordered by one clock, whatever its machine's
+    const now = at ?? new Date((await this.db().raw(`select clock_timestamp() as now`)).rows[0].now)
     const [signals, plugin, rows] = await Promise.all([
       this.signals(env, now),
       this.settings.plugin(),
@@ -117,12 +119,13 @@ export class Health {
           [generateEntityId(undefined, "payinhs"), scope, s.id, now, now]
         )
         const locked = await trx.raw(
-          `select state, since, incident_at, alerted_at, last_alert_at from payin_health_state
+          `select state, since, incident_at, alerted_at, last_alert_at, checked_at from payin_health_state
            where scope = ? and signal = ? and deleted_at is null for update skip locked`,
           [scope, s.id]
         )
-        const prev = locked.rows[0] as StateRow | undefined
-        if (!prev) return
+        const prev = locked.rows[0] as (StateRow & { checked_at: Date }) | undefined
+        // a check whose figures are older than what another process recorded must not undo it
+        if (!prev || +new Date(prev.checked_at) > +now) return
         const { row, alert } = nextState(prev, s.state, now, policy)
         let error: string | null = null
         if (alert) {
