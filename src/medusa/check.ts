@@ -2,7 +2,7 @@ import type { CapturePaymentInput, CapturePaymentOutput, IPaymentProvider, Medus
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { LINK_READS } from "./links"
 import { lockingTableColumns } from "./locking-table"
-import { loadedNotificationModule } from "./notification-module"
+import { NO_FEED_PROVIDER, channelsWithProvider, loadedNotificationModule } from "./notification-module"
 import { capturedWith, sessionOf } from "./payment-cradle"
 
 export const MEDUSA_INTERNALS = {
@@ -18,6 +18,8 @@ export const MEDUSA_INTERNALS = {
   "locking.table": "locking-postgres keeps its locks in the table locking (id, owner_id, expiration)",
   "modules.notification_instance":
     "MedusaModule.getModuleInstance gives the loaded Notification Module to code with no request or job container (the health check in a module's start hook)",
+  "modules.notification_providers":
+    "the Notification Module's cradle holds notificationProviderService, whose getProviderForChannels(channels) gives the enabled providers of those channels (the health alerts skip a channel with none)",
 } as const
 export type MedusaInternal = keyof typeof MEDUSA_INTERNALS
 
@@ -60,6 +62,13 @@ export async function checkMedusa(container: MedusaContainer): Promise<InternalC
     if (!loaded) throw new Error("MedusaModule.getModuleInstance(Modules.NOTIFICATION) gave no service with createNotifications")
     if (loaded !== container.resolve(Modules.NOTIFICATION)) throw new Error("the loaded Notification Module is not the one the container holds")
     return "the same Notification Module service as the container's"
+  })
+  await record("modules.notification_providers", async () => {
+    const loaded = loadedNotificationModule()
+    if (!loaded) throw new Error("no Notification Module loaded")
+    const found = await channelsWithProvider(loaded, ["feed", "email"])
+    const missing = ["feed", "email"].filter((c) => !found.has(c))
+    return `channels with a provider: ${[...found].join(", ") || "none"}${missing.includes("feed") ? `; ${NO_FEED_PROVIDER}` : ""}`
   })
   return results
 }

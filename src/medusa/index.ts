@@ -2,4 +2,4 @@ export { LINK_READS, cartOfOrder, collectionsOfOrder, linksOfCollection, orderOf
 export { clearExpiredLock } from "./locking-table"
 export { type CradleSession, PAYMENT_CRADLE, capturedWith, sessionOf } from "./payment-cradle"
 export { type InternalCheck, MEDUSA_INTERNALS, type MedusaInternal, checkMedusa } from "./check"
-export { loadedNotificationModule } from "./notification-module"
+export { NO_FEED_PROVIDER, channelsWithProvider, loadedNotificationModule } from "./notification-module"

@@ -14,3 +14,24 @@ export function loadedNotificationModule(): INotificationModuleService | null {
   const service = typeof (instance as INotificationModuleService).createNotifications === "function" ? instance : Object.values(instance)[0]
   return service && typeof (service as INotificationModuleService).createNotifications === "function" ? (service as INotificationModuleService) : null
 }
+
+type ProviderService = { getProviderForChannels(channels: string[]): Promise<({ id: string; channels: string[] } | undefined)[]> }
+
+/**
+ * Which of `channels` have an enabled provider: the module's own lookup (its providers are fixed
+ * at start-up), so an alert is never created for a channel Medusa would fail it on.
+ */
+export async function channelsWithProvider(module: INotificationModuleService, channels: readonly string[]): Promise<Set<string>> {
+  const cradle = (module as { __container__?: Record<string, unknown> }).__container__
+  const providers = cradle?.notificationProviderService as ProviderService | undefined
+  if (typeof providers?.getProviderForChannels !== "function") {
+    throw new Error("the Notification Module's cradle has no notificationProviderService.getProviderForChannels")
+  }
+  const found = await providers.getProviderForChannels([...channels])
+  return new Set(channels.filter((c) => found.some((p) => p?.channels.includes(c))))
+}
+
+/** What a store without a `feed` provider is told (start-up, checkMedusa, the health report). */
+export const NO_FEED_PROVIDER =
+  'no notification provider for the "feed" channel, so pay-in alerts do not reach the admin\'s notification panel: add one to the Notification Module ' +
+  '({ resolve: "@medusajs/medusa/notification-local", id: "local", options: { channels: ["feed"] } }), or send alerts by e-mail only (alertEmailRecipients)'

@@ -7,7 +7,7 @@ import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import { traceReconcile } from "../telemetry"
 import { applyPendingEffect } from "./apply"
-import { tryLock } from "./lock"
+import { LockTimeoutError, withLock } from "./lock"
 import { retryWebhookInbox } from "./inbox"
 import { reconcileWithService } from "./lookup"
 
@@ -125,17 +125,37 @@ async function runBounded<T>(items: T[], limit: number, fn: (item: T) => Promise
 
 export { RECONCILE_JOB }
 
+/**
+ * Runs when the last recorded run is at least the current interval old (so a changed interval is
+ * kept from the next 5 s tick on). The lock is held only while the run lasts, and the record is
+ * read again under it: of the processes that found a run due, one runs it.
+ */
 export async function reconcilePayinsScheduled(container: MedusaContainer): Promise<ReconcileReport | null> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
-  const owner = `reconcile-${process.pid}-${Math.random().toString(36).slice(2)}`
-  const ttl = (await payin.settings.plugin()).reconcileIntervalSeconds
-  // held for the interval, never released: other instances skip until it expires
-  const acquired = await tryLock(container, "payin:reconcile", owner, ttl)
-  if (!acquired) return null
-  const report = await reconcilePayins(container)
-  await payin.jobs.record(RECONCILE_JOB, report).catch((error: unknown) => {
-    container.resolve("logger").warn(`payin: could not record the reconciliation run: ${errorMessage(error)}`)
-  })
+  const plugin = await payin.settings.plugin()
+  const interval = plugin.reconcileIntervalSeconds
+  if (!(await payin.jobs.due(RECONCILE_JOB, interval))) return null
+  let report: ReconcileReport | null
+  try {
+    report = await withLock(
+      container,
+      "payin:reconcile",
+      async () => {
+        if (!(await payin.jobs.due(RECONCILE_JOB, interval))) return null
+        const done = await reconcilePayins(container)
+        // recorded before the lock is released: the next holder reads this run
+        await payin.jobs.record(RECONCILE_JOB, done, interval).catch((error: unknown) => {
+          container.resolve("logger").warn(`payin: could not record the reconciliation run: ${errorMessage(error)}`)
+        })
+        return done
+      },
+      { expireSeconds: plugin.lockTtlSeconds, waitMs: 0 }
+    )
+  } catch (error) {
+    if (error instanceof LockTimeoutError) return null
+    throw error
+  }
+  if (!report) return null
   if (report.checked || report.inboxRetried || report.effectsRetried) {
     container
       .resolve("logger")

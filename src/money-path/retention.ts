@@ -1,7 +1,7 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { errorMessage } from "../client/errors"
 import { PAYIN_MODULE } from "../modules/payin/key"
-import { RETENTION_JOB } from "../modules/payin/job-runs/job-runs"
+import { RETENTION_INTERVAL_SECONDS, RETENTION_JOB } from "../modules/payin/job-runs/job-runs"
 import type PayinModuleService from "../modules/payin/service"
 import { tryLock } from "./lock"
 
@@ -107,7 +107,7 @@ export async function prunePayinRecordsScheduled(container: MedusaContainer): Pr
     logger.warn(`payin retention: the run stopped: ${errorMessage(error)}`)
     return null
   }
-  await payin.jobs.record(RETENTION_JOB, report).catch((error: unknown) => {
+  await payin.jobs.record(RETENTION_JOB, report, RETENTION_INTERVAL_SECONDS).catch((error: unknown) => {
     logger.warn(`payin: could not record the retention run: ${errorMessage(error)}`)
   })
   if (report.inboxPruned || report.countersPruned || report.historyPruned) {

@@ -2,7 +2,7 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../modules/payin/key"
 import { errorMessage } from "../client/errors"
-import { jobOverdue, overdueAfterMs } from "../modules/payin/job-runs/job-runs"
+import { jobOverdue, judgedInterval, overdueAfterMs } from "../modules/payin/job-runs/job-runs"
 import type PayinModuleService from "../modules/payin/service"
 
 const CHECK_EVERY_MS = 15_000
@@ -57,14 +57,14 @@ export function keepScheduled(
       const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
       const last = await payin.jobs.last(name)
       const interval = await intervalSeconds(payin)
-      if (!jobOverdue(last?.last_run_at ?? null, interval)) {
+      if (!jobOverdue(last, interval)) {
         if (warned) container.resolve("logger").info(`payin: ${name} runs on schedule again`)
         warned = false
         return
       }
       if (!warned) {
         warned = true
-        const cause = overdueCause({ lastTickAt: lastTick.get(name), windowMs: overdueAfterMs(interval), now: Date.now(), scheduler: schedulerOf(container) })
+        const cause = overdueCause({ lastTickAt: lastTick.get(name), windowMs: overdueAfterMs(judgedInterval(last, interval)), now: Date.now(), scheduler: schedulerOf(container) })
         const ran = last?.last_run_at ? `no run finished since ${new Date(last.last_run_at).toISOString()}` : "it never ran"
         container.resolve("logger").warn(`payin: ${name} is overdue (due every ${interval} s, ${ran}): ${cause}. The plugin's own timer runs it meanwhile`)
       }

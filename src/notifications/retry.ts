@@ -1,6 +1,6 @@
 import type { MedusaContainer } from "@medusajs/framework/types"
 import { PAYIN_MODULE } from "../modules/payin/key"
-import { NOTIFICATION_RETRY_JOB } from "../modules/payin/job-runs/job-runs"
+import { NOTIFICATION_RETRY_INTERVAL_SECONDS, NOTIFICATION_RETRY_JOB } from "../modules/payin/job-runs/job-runs"
 import { errorMessage } from "../client/errors"
 import type { NotificationLogRow } from "../modules/payin/notification-log/log"
 import type PayinModuleService from "../modules/payin/service"
@@ -60,7 +60,7 @@ export async function retryDueNotificationsScheduled(container: MedusaContainer)
       logger.info(`payin: notifications retried: ${report.sent} sent, ${report.failed} failed again, ${report.skipped} no longer due`)
     }
     // every run is recorded: the admin and the schedule watchdog read when it last ran
-    await container.resolve<PayinModuleService>(PAYIN_MODULE).jobs.record(NOTIFICATION_RETRY_JOB, report)
+    await container.resolve<PayinModuleService>(PAYIN_MODULE).jobs.record(NOTIFICATION_RETRY_JOB, report, NOTIFICATION_RETRY_INTERVAL_SECONDS)
     return report
   } catch (error) {
     logger.warn(`payin: the notification retry run stopped: ${errorMessage(error)}`)

@@ -5,7 +5,7 @@ import type { Db } from "./db"
 import { WebhookInbox } from "./inbox/inbox"
 import { Health, type HealthEnv } from "./health/health"
 import { HealthMonitor, notificationSender } from "./health/monitor"
-import { loadedNotificationModule } from "../../medusa/notification-module"
+import { NO_FEED_PROVIDER, channelsWithProvider, loadedNotificationModule } from "../../medusa/notification-module"
 import { payinProviderId } from "../../provider-id"
 import { LedgerInsights } from "./insights/insights"
 import { RollupRebuild } from "./insights/rebuild"
@@ -33,7 +33,7 @@ import type { ConfigSources } from "./settings/overrides"
 import { parsePluginOptions, parseProviderOptions } from "./settings/parse"
 import { SettingsStore } from "./settings/store"
 
-export type FaultPoint = "record" | "capture" | "cancel_order"
+export type FaultPoint = "record" | "capture" | "cancel_order" | "alert"
 export type FaultPoints = (point: FaultPoint, id: string) => Promise<void>
 
 export type PayinModuleOptions = Partial<PayinPluginOptions> & {
@@ -95,15 +95,19 @@ class PayinModuleService extends MedusaService({
       notifications: this.notifications,
     })
     const logger = () => this.cradle_[ContainerRegistrationKeys.LOGGER] as Logger | undefined
-    this.health = new Health(db, this.settings, (this.jobs = new JobRuns(db)), (error) =>
-      logger()?.warn(`payin health: writing the minute counters failed: ${errorMessage(error)}`)
+    this.health = new Health(
+      db,
+      this.settings,
+      (this.jobs = new JobRuns(db)),
+      (error) => logger()?.warn(`payin health: writing the minute counters failed: ${errorMessage(error)}`),
+      (key) => this.faultPoints("alert", key)
     )
     this.settings.observeCalls = (instanceId, call) => this.health.counters.call(payinProviderId(instanceId), call)
     this.inbox = new WebhookInbox(db, (providerId, reason) => this.health.counters.webhookRefused(providerId, reason))
     this.healthMonitor = new HealthMonitor(
       this.health,
       () => this.healthEnv(),
-      notificationSender(loadedNotificationModule, () => this.settings.plugin()),
+      notificationSender({ module: loadedNotificationModule, channels: channelsWithProvider }, () => this.settings.plugin()),
       async () => (await this.settings.plugin()).healthCheckIntervalSeconds,
       logger
     )
@@ -116,9 +120,24 @@ class PayinModuleService extends MedusaService({
 
   // Medusa calls these in every server and worker (not in db:migrate): the health check's timer.
   __hooks = {
-    onApplicationStart: async () => this.healthMonitor.start(),
+    onApplicationStart: async () => {
+      this.healthMonitor.start()
+      void this.warnWithoutFeed()
+    },
     onApplicationPrepareShutdown: async () => this.healthMonitor.stop(),
     onApplicationShutdown: async () => this.healthMonitor.stop(),
+  }
+
+  /** A store whose Notification Module has no `feed` provider is told at start-up how to get alerts. */
+  private async warnWithoutFeed(): Promise<void> {
+    try {
+      const module = loadedNotificationModule()
+      const plugin = await this.settings.plugin()
+      if (!module || !plugin.alertsEnabled || (await channelsWithProvider(module, ["feed"])).has("feed")) return
+      ;(this.cradle_[ContainerRegistrationKeys.LOGGER] as Logger | undefined)?.warn(`payin: alerts are on, but ${NO_FEED_PROVIDER}`)
+    } catch {
+      // the health check reports the same when it sends an alert
+    }
   }
 
   /** Where this process runs: production or not, and the webhook URL the configured backend URL gives. */

@@ -1,30 +1,30 @@
 import { generateEntityId } from "@medusajs/framework/utils"
 import type { Db } from "../db"
-import { type JobRuns, jobOverdue, pluginJobs } from "../job-runs/job-runs"
+import { type JobRuns, jobOverdue, judgedInterval, pluginJobs } from "../job-runs/job-runs"
 import type { SettingsStore } from "../settings/store"
 import { payinProviderId } from "../../../provider-id"
 import { HealthCounters } from "./counters"
 import { type HealthState, worstOf } from "./signal-ids"
 import { type CallCount, type ProviderFigures, type Signal, STRAY_DAYS, WINDOW_MINUTES, jobSignal, providerSignals } from "./signals"
-import { type AlertKind, type StateRow, nextState } from "./state"
+import { type StateRow, nextState } from "./state"
+import { AlertDelivery, type AlertSender, type HealthAlert, pendingAlert } from "./deliver"
+
+export type { AlertSender, HealthAlert } from "./deliver"
 
 export const PLUGIN_SCOPE = "plugin"
 
 /** What the process knows of where it runs: the figures come from the database, these do not. */
 export type HealthEnv = { production: boolean; webhookUrl: (instanceId: string) => string | null }
 
-export type HealthSignal = Signal & { since: string; alerts: boolean; alerted_at: string | null }
+export type HealthSignal = Signal & { since: string; alerts: boolean; alerted_at: string | null; alert_error: string | null }
 export type HealthReport = {
   checked_at: string
   state: HealthState
   check_interval_seconds: number
-  alerts: { enabled: boolean; email_recipients: number; min_interval_minutes: number }
+  alerts: { enabled: boolean; email_recipients: number; min_interval_minutes: number; delivery_error: string | null }
   signals: HealthSignal[]
 }
 
-export type HealthAlert = { kind: AlertKind; signal: Signal; since: Date; incidentAt: Date; idempotencyKey: string }
-/** Throws when nothing went out (the row rolls back); resolves to what failed of the rest, or null. */
-export type AlertSender = (alert: HealthAlert) => Promise<string | null>
 
 const NOT_CAPTURABLE_FLAGS = ["stray_payment", "late_payment", "unknown_payin", "paid_without_order", "underpayment", "created_mismatch"]
 const scopeOf = (s: Signal) => s.provider_id ?? PLUGIN_SCOPE
@@ -35,14 +35,17 @@ const scopeOf = (s: Signal) => s.provider_id ?? PLUGIN_SCOPE
  */
 export class Health {
   readonly counters: HealthCounters
+  readonly delivery: AlertDelivery
 
   constructor(
     private readonly db: () => Db,
     private readonly settings: SettingsStore,
     private readonly jobs: JobRuns,
-    onCounterError: (error: unknown) => void = () => undefined
+    onCounterError: (error: unknown) => void = () => undefined,
+    faultPoint: (key: string) => Promise<void> = async () => undefined
   ) {
     this.counters = new HealthCounters(db, onCounterError)
+    this.delivery = new AlertDelivery(db, faultPoint)
   }
 
   /** `instanceIds`: the configured instances by default (the ledger benchmark adds its filled one). */
@@ -56,9 +59,9 @@ export class Health {
     const firstAt = (first.rows[0]?.at as Date | null) ?? null
     const jobs = await Promise.all(
       pluginJobs(plugin).map(async (job) => {
-        const last = (await this.jobs.last(job.name))?.last_run_at ?? null
-        const overdue = last ? jobOverdue(last, job.interval_seconds, +now) : Boolean(firstAt && jobOverdue(firstAt, job.interval_seconds, +now))
-        return { ...job, last_run_at: last, overdue }
+        const run = await this.jobs.last(job.name)
+        const overdue = run ? jobOverdue(run, job.interval_seconds, +now) : Boolean(firstAt && jobOverdue({ last_run_at: firstAt, interval_seconds: null }, job.interval_seconds, +now))
+        return { ...job, interval_seconds: judgedInterval(run, job.interval_seconds), last_run_at: run?.last_run_at ?? null, overdue }
       })
     )
     return [...perProvider.flat(), jobSignal(jobs)]
@@ -68,30 +71,39 @@ export class Health {
     const [signals, plugin, rows] = await Promise.all([
       this.signals(env, now),
       this.settings.plugin(),
-      this.db().raw(`select scope, signal, state, since, alerted_at, last_alert_at from payin_health_state where deleted_at is null`),
+      this.db().raw(`select scope, signal, state, since, alerted_at, last_alert_at, last_alert_error, updated_at from payin_health_state where deleted_at is null`),
     ])
     const stored = new Map(rows.rows.map((r: { scope: string; signal: string }) => [`${r.scope}\n${r.signal}`, r]))
+    const latestError = (rows.rows as { last_alert_error: string | null; updated_at: Date }[])
+      .filter((r) => r.last_alert_error)
+      .sort((a, b) => +new Date(b.updated_at) - +new Date(a.updated_at))[0]
     return {
       checked_at: now.toISOString(),
       state: worstOf(signals.map((s) => s.state)),
       check_interval_seconds: plugin.healthCheckIntervalSeconds,
-      alerts: { enabled: plugin.alertsEnabled, email_recipients: plugin.alertEmailRecipients.length, min_interval_minutes: plugin.alertMinIntervalMinutes },
+      alerts: {
+        enabled: plugin.alertsEnabled,
+        email_recipients: plugin.alertEmailRecipients.length,
+        min_interval_minutes: plugin.alertMinIntervalMinutes,
+        delivery_error: latestError?.last_alert_error ?? null,
+      },
       signals: signals.map((s) => {
-        const row = stored.get(`${scopeOf(s)}\n${s.id}`) as { state: string; since: Date; last_alert_at: Date | null } | undefined
+        const row = stored.get(`${scopeOf(s)}\n${s.id}`) as { state: string; since: Date; last_alert_at: Date | null; last_alert_error: string | null } | undefined
         return {
           ...s,
           since: (row && row.state === s.state ? new Date(row.since) : now).toISOString(),
           alerts: alerts(plugin, s),
           alerted_at: row?.last_alert_at ? new Date(row.last_alert_at).toISOString() : null,
+          alert_error: row?.last_alert_error ?? null,
         }
       }),
     }
   }
 
   /**
-   * Records each signal's state and sends the alerts due, each row locked while its alert is sent:
-   * a row another process holds is skipped (that process records it). A send that throws rolls its
-   * row back, so the next check sends it again under the same idempotency key.
+   * Records each signal's state, with the alert it makes due, in one short transaction per row
+   * that moves (a row another process holds is skipped: that process records it); then delivers
+   * what is pending (deliver.ts), outside any transaction or row lock.
    */
   async check(env: HealthEnv, send: AlertSender, at?: Date): Promise<{ sent: HealthAlert[] }> {
     // the database's clock: every process's checks are ordered by one clock, whatever its machine's
@@ -102,7 +114,6 @@ export class Health {
       this.db().raw(`select scope, signal, state, since, incident_at, alerted_at, last_alert_at from payin_health_state where deleted_at is null`),
     ])
     const stored = new Map(rows.rows.map((r: StateRow & { scope: string; signal: string }) => [`${r.scope}\n${r.signal}`, r]))
-    const sent: HealthAlert[] = []
     for (const s of signals) {
       const scope = scopeOf(s)
       const policy = { alerts: alerts(plugin, s), minIntervalMs: plugin.alertMinIntervalMinutes * 60_000 }
@@ -127,27 +138,16 @@ export class Health {
         // a check whose figures are older than what another process recorded must not undo it
         if (!prev || +new Date(prev.checked_at) > +now) return
         const { row, alert } = nextState(prev, s.state, now, policy)
-        let error: string | null = null
-        if (alert) {
-          const due: HealthAlert = {
-            kind: alert.kind,
-            signal: s,
-            since: alert.kind === "failing" ? alert.incidentAt : now,
-            incidentAt: alert.incidentAt,
-            idempotencyKey: `payin:health:${scope}:${s.id}:${+new Date(alert.incidentAt)}:${alert.kind}`,
-          }
-          error = await send(due)
-          sent.push(due)
-        }
+        const due = alert ? [pendingAlert(scope, s, alert, now)] : []
         await trx.raw(
           `update payin_health_state set state = ?, since = ?, figure = ?::jsonb, checked_at = ?, incident_at = ?, alerted_at = ?,
-             last_alert_at = ?, last_alert_error = ?, updated_at = now()
+             last_alert_at = ?, pending_alerts = pending_alerts || ?::jsonb, updated_at = now()
            where scope = ? and signal = ? and deleted_at is null`,
-          [row.state, row.since, JSON.stringify(s.figure), now, row.incident_at, row.alerted_at, row.last_alert_at, error, scope, s.id]
+          [row.state, row.since, JSON.stringify(s.figure), now, row.incident_at, row.alerted_at, row.last_alert_at, JSON.stringify(due), scope, s.id]
         )
       })
     }
-    return { sent }
+    return { sent: await this.delivery.deliver(send, plugin.healthCheckIntervalSeconds) }
   }
 
   /** Drops up to `limit` minute counters older than `days` (the retention job). */
@@ -233,8 +233,9 @@ export class Health {
   }
 }
 
-function alerts(plugin: { alertsEnabled: boolean; alertSignals: readonly string[]; alertEmailRecipients: readonly string[] }, s: Signal): boolean {
-  return plugin.alertSignals.includes(s.id) && (plugin.alertsEnabled || plugin.alertEmailRecipients.length > 0)
+/** `alertsEnabled` false stops every alert, the admin's feed and the e-mails alike. */
+function alerts(plugin: { alertsEnabled: boolean; alertSignals: readonly string[] }, s: Signal): boolean {
+  return plugin.alertsEnabled && plugin.alertSignals.includes(s.id)
 }
 
 const time = (d: Date | null) => (d ? +new Date(d) : null)

@@ -1,54 +1,61 @@
 import type { CreateNotificationDTO, INotificationModuleService, Logger } from "@medusajs/framework/types"
 import { errorMessage } from "../../../client/errors"
 import { SPANS, traced } from "../../../telemetry"
-import type { Health, HealthAlert, HealthEnv } from "./health"
+import { NO_FEED_PROVIDER } from "../../../medusa/notification-module"
+import type { Health, HealthEnv } from "./health"
+import type { AlertSender, HealthAlert, SendOutcome } from "./deliver"
 import { alertNotifications } from "./alerts"
 
-type PluginAlertOptions = { alertsEnabled: boolean; alertEmailRecipients: string[]; alertEmailChannel: string; healthCheckIntervalSeconds: number }
+type PluginAlertOptions = { alertsEnabled: boolean; alertEmailRecipients: string[]; alertEmailChannel: string }
+type Notifications = { module: () => INotificationModuleService | null; channels: (module: INotificationModuleService, channels: string[]) => Promise<Set<string>> }
 
 /**
- * Sends an alert through the Notification Module: the feed notification must go out (else it
- * throws and the check sends it again); an e-mail that fails is only reported.
+ * Sends an alert through the Notification Module, each notification on its own (the e-mails go out
+ * whatever the feed does), never on a channel with no provider (Medusa would record a failed
+ * notification and throw): that is said once in the outcome, and not retried.
  */
-export function notificationSender(
-  notifications: () => INotificationModuleService | null,
-  options: () => Promise<PluginAlertOptions>,
-  now: () => Date = () => new Date()
-) {
-  return async (alert: HealthAlert): Promise<string | null> => {
-    const module = notifications()
-    if (!module) throw new Error("the Notification Module is not loaded in this process")
+export function notificationSender(notifications: Notifications, options: () => Promise<PluginAlertOptions>, now: () => Date = () => new Date()) {
+  return async (alert: HealthAlert): Promise<SendOutcome> => {
+    const module = notifications.module()
+    if (!module) return { error: "the Notification Module is not loaded in this process", retry: true }
     const o = await options()
-    const all = alertNotifications(alert, { feed: o.alertsEnabled, recipients: o.alertEmailRecipients, channel: o.alertEmailChannel }, now())
-    const [feed, emails] = [all.filter((n) => n.channel === "feed" && n.template === "payin.health"), all.filter((n) => !(n.channel === "feed" && n.template === "payin.health"))]
-    if (feed.length) await createOnce(module, feed)
+    if (!o.alertsEnabled) return { error: null, retry: false }
+    const wanted = ["feed", ...(o.alertEmailRecipients.length ? [o.alertEmailChannel] : [])]
+    const have = await notifications.channels(module, wanted)
+    const missing = wanted.filter((c) => !have.has(c)).map((c) => (c === "feed" ? NO_FEED_PROVIDER : `no notification provider for the "${c}" channel (alertEmailChannel): no alert e-mail can be sent`))
+    const all = alertNotifications(alert, { feed: have.has("feed"), recipients: have.has(o.alertEmailChannel) ? o.alertEmailRecipients : [], channel: o.alertEmailChannel }, now())
     const failed: string[] = []
-    for (const email of emails) {
-      await createOnce(module, [email]).catch((error: unknown) => failed.push(`${email.to}: ${errorMessage(error)}`))
+    for (const notification of all) {
+      await createOnce(module, notification).catch((error: unknown) => failed.push(`${notification.channel === "feed" ? "feed" : notification.to}: ${errorMessage(error)}`))
     }
-    return failed.length ? `e-mail not sent to ${failed.join("; ")}` : null
+    const said = [...missing, ...(failed.length ? [`not sent to ${failed.join("; ")}`] : [])]
+    return { error: said.length ? said.join("; ") : null, retry: failed.length > 0 }
   }
 }
 
 // A concurrent twin hits the module's unique idempotency key: it went out.
-async function createOnce(module: INotificationModuleService, notifications: CreateNotificationDTO[]): Promise<void> {
+async function createOnce(module: INotificationModuleService, notification: CreateNotificationDTO): Promise<void> {
   try {
-    await module.createNotifications(notifications)
+    await module.createNotifications([notification])
   } catch (error) {
     if (/idempotency_key|already exists|duplicate key/i.test(errorMessage(error))) return
     throw error
   }
 }
 
+/** The timer wakes at least this often, so a changed check interval is taken up within it. */
+export const HEALTH_TICK_MS = 5_000
+
 /** Every server and worker checks the health on a timer; the state rows make one alert per incident. */
 export class HealthMonitor {
   private timer_: NodeJS.Timeout | null = null
   private stopped_ = true
+  private lastCheckAt_ = 0
 
   constructor(
     private readonly health: Health,
     private readonly env: () => HealthEnv,
-    private readonly send: (alert: HealthAlert) => Promise<string | null>,
+    private readonly send: AlertSender,
     private readonly interval: () => Promise<number>,
     private readonly logger: () => Logger | undefined
   ) {}
@@ -56,6 +63,7 @@ export class HealthMonitor {
   start(): void {
     if (!this.stopped_) return
     this.stopped_ = false
+    this.lastCheckAt_ = Date.now()
     void this.schedule()
   }
 
@@ -75,14 +83,18 @@ export class HealthMonitor {
     try {
       seconds = await this.interval()
     } catch {
-      // settings unreadable (the database restarting): try again in a minute
+      // settings unreadable (the database restarting): the next tick reads them again
     }
-    this.timer_ = setTimeout(() => void this.tick(), seconds * 1000)
+    // wakes when the next check is due or within a tick, whichever is sooner: a new interval applies at once
+    const wait = Math.max(0, Math.min(HEALTH_TICK_MS, this.lastCheckAt_ + seconds * 1000 - Date.now()))
+    this.timer_ = setTimeout(() => void this.tick(seconds), wait)
     this.timer_.unref?.()
   }
 
-  private async tick(): Promise<void> {
+  private async tick(seconds: number): Promise<void> {
     try {
+      if (Date.now() - this.lastCheckAt_ < seconds * 1000) return
+      this.lastCheckAt_ = Date.now()
       const sent = await this.checkNow()
       for (const alert of sent) this.logger()?.warn(`payin health: ${alert.signal.id}${alert.signal.provider_id ? ` (${alert.signal.provider_id})` : ""} ${alert.kind === "failing" ? "is failing" : "recovered"}: ${alert.signal.summary}`)
     } catch (error) {

@@ -1,27 +1,47 @@
 import { generateEntityId } from "@medusajs/framework/utils"
 import type { Db } from "../db"
 
-export type JobRun = { name: string; last_run_at: Date; last_report: Record<string, unknown> | null; runs: number }
+export type JobRun = { name: string; last_run_at: Date; last_report: Record<string, unknown> | null; runs: number; interval_seconds: number | null }
 
 export class JobRuns {
   constructor(private readonly db: () => Db) {}
 
-  async record(name: string, report: Record<string, unknown>): Promise<void> {
+  /** A finished run, with the interval it ran under. */
+  async record(name: string, report: Record<string, unknown>, intervalSeconds: number): Promise<void> {
     await this.db().raw(
-      `insert into payin_job_run (id, name, last_run_at, last_report, runs) values (?, ?, now(), ?::jsonb, 1)
+      `insert into payin_job_run (id, name, last_run_at, last_report, runs, interval_seconds) values (?, ?, now(), ?::jsonb, 1, ?)
        on conflict (name) where deleted_at is null
-       do update set last_run_at = now(), last_report = excluded.last_report, runs = payin_job_run.runs + 1, updated_at = now()`,
-      [generateEntityId(undefined, "payinjr"), name, JSON.stringify(report)]
+       do update set last_run_at = now(), last_report = excluded.last_report, runs = payin_job_run.runs + 1,
+         interval_seconds = excluded.interval_seconds, updated_at = now()`,
+      [generateEntityId(undefined, "payinjr"), name, JSON.stringify(report), intervalSeconds]
     )
   }
 
   async last(name: string): Promise<JobRun | null> {
     const result = await this.db().raw(
-      `select name, last_run_at, last_report, runs from payin_job_run where name = ? and deleted_at is null`,
+      `select name, last_run_at, last_report, runs, interval_seconds from payin_job_run where name = ? and deleted_at is null`,
       [name]
     )
     return (result.rows[0] as JobRun | undefined) ?? null
   }
+
+  /** Whether a run is due at this interval, by the database's clock (one clock for every process). */
+  async due(name: string, intervalSeconds: number): Promise<boolean> {
+    const result = await this.db().raw(
+      `select last_run_at <= now() - make_interval(secs => ?) as due from payin_job_run where name = ? and deleted_at is null`,
+      [intervalSeconds, name]
+    )
+    return result.rows[0]?.due ?? true
+  }
+}
+
+/**
+ * The interval an overdue job is judged by: the longer of the one its last run ran under and the
+ * current one, so a changed setting never makes a running job look stopped (a lowered interval is
+ * taken up at the next tick; a raised one is not due before its new interval).
+ */
+export function judgedInterval(run: Pick<JobRun, "interval_seconds"> | null, currentSeconds: number): number {
+  return Math.max(run?.interval_seconds ?? currentSeconds, currentSeconds)
 }
 
 /**
@@ -32,8 +52,9 @@ export function overdueAfterMs(intervalSeconds: number): number {
   return (2 * intervalSeconds + Math.min(60, Math.max(15, intervalSeconds))) * 1000
 }
 
-export function jobOverdue(lastRunAt: Date | null, intervalSeconds: number, now = Date.now()): boolean {
-  return !lastRunAt || now - new Date(lastRunAt).getTime() > overdueAfterMs(intervalSeconds)
+/** No run, or none for two intervals plus the slack, judged by `judgedInterval`. */
+export function jobOverdue(run: Pick<JobRun, "last_run_at" | "interval_seconds"> | null, currentSeconds: number, now = Date.now()): boolean {
+  return !run || now - new Date(run.last_run_at).getTime() > overdueAfterMs(judgedInterval(run, currentSeconds))
 }
 
 /** The plugin's scheduled jobs (src/jobs), named once here, and how often each must run. */

@@ -21,5 +21,6 @@ export const PayinWebhookEvent = model
     { on: ["state", "next_attempt_at"] },
     { on: ["service_id"] },
     { on: ["applied_at"], where: "state = 'applied'" },
+    { on: ["provider_id", "applied_at"], where: "state = 'applied'" },
     { on: ["provider_id", "updated_at"], where: "last_error IS NOT NULL" },
   ])

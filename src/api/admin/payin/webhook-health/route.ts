@@ -34,7 +34,7 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
       last_report: run?.last_report ?? null,
       runs: run?.runs ?? 0,
       interval_seconds: plugin.reconcileIntervalSeconds,
-      overdue: jobOverdue(run?.last_run_at ?? null, plugin.reconcileIntervalSeconds),
+      overdue: jobOverdue(run, plugin.reconcileIntervalSeconds),
     },
     retention: {
       webhook_retention_days: plugin.webhookRetentionDays,

@@ -1,6 +1,9 @@
 import { alertDescription, alertNotifications, alertTitle } from "../alerts"
 import { HealthCounters } from "../counters"
+import type { CreateNotificationDTO, INotificationModuleService } from "@medusajs/framework/types"
 import type { HealthAlert } from "../health"
+import { notificationSender } from "../monitor"
+import { NO_FEED_PROVIDER } from "../../../../medusa/notification-module"
 import { ALERTABLE_SIGNALS, SIGNAL_IDS, WARNING_ONLY_SIGNALS, worstOf } from "../signal-ids"
 import { type ProviderFigures, type Signal, type Thresholds, isLocalHost, jobSignal, providerSignals } from "../signals"
 import { type StateRow, nextState } from "../state"
@@ -204,6 +207,58 @@ describe("alerts", () => {
     ])
     expect(list[0].data).toMatchObject({ title: alertTitle(alert), signal: "effects_failing", state: "failing", since: at(1).toISOString() })
     expect(alertNotifications(alert, { feed: false, recipients: [], channel: "email" }, at(2))).toEqual([])
+  })
+
+  describe("notificationSender", () => {
+    /** A Notification Module with providers for `channels`; `failing` channels throw on send, as Medusa does when a provider fails. */
+    const moduleWith = (failing: string[] = []) => {
+      const created: CreateNotificationDTO[] = []
+      const module = {
+        async createNotifications(list: CreateNotificationDTO[]) {
+          for (const n of list) {
+            if (failing.includes(n.channel)) throw new Error(`Failed to send notification: ${n.channel} is down`)
+            created.push(n)
+          }
+          return []
+        },
+      } as unknown as INotificationModuleService
+      return { module, created }
+    }
+    const options = (o: Partial<{ alertsEnabled: boolean; alertEmailRecipients: string[]; alertEmailChannel: string }> = {}) => async () => ({
+      alertsEnabled: true,
+      alertEmailRecipients: ["ops@shop.example"],
+      alertEmailChannel: "email",
+      ...o,
+    })
+    const sender = (m: ReturnType<typeof moduleWith>, channels: string[], o = options()) =>
+      notificationSender({ module: () => m.module, channels: async (_m, wanted) => new Set(wanted.filter((c) => channels.includes(c))) }, o, () => at(2))
+
+    it("without a feed provider: sends the e-mail, creates nothing on the feed, says so once and does not retry", async () => {
+      const m = moduleWith()
+      const outcome = await sender(m, ["email"])(alert)
+      expect(m.created.map((n) => [n.channel, n.to])).toEqual([["email", "ops@shop.example"]])
+      expect(outcome).toEqual({ error: NO_FEED_PROVIDER, retry: false })
+    })
+
+    it("the e-mails go out whatever the feed does; a failed send is retried", async () => {
+      const m = moduleWith(["feed"])
+      const outcome = await sender(m, ["feed", "email"])(alert)
+      expect(m.created.map((n) => n.channel)).toEqual(["email"])
+      expect(outcome.retry).toBe(true)
+      expect(outcome.error).toContain("feed: Failed to send notification")
+    })
+
+    it("with both providers: one feed notification and one e-mail, no error", async () => {
+      const m = moduleWith()
+      expect(await sender(m, ["feed", "email"])(alert)).toEqual({ error: null, retry: false })
+      expect(m.created.map((n) => n.idempotency_key)).toEqual([alert.idempotencyKey, `${alert.idempotencyKey}:ops@shop.example`])
+    })
+
+    it("alertsEnabled false sends nothing at all, e-mails included", async () => {
+      const m = moduleWith()
+      expect(await sender(m, ["feed", "email"], options({ alertsEnabled: false }))(alert)).toEqual({ error: null, retry: false })
+      expect(m.created).toEqual([])
+    })
   })
 })
 
