@@ -2,6 +2,7 @@
 import { createHmac } from "crypto"
 import http from "http"
 import { AddressInfo } from "net"
+import { type AroundCall, type CallObservation, aroundAll, observeCalls } from "../../src/client/calls"
 import { PayinClient, closePayinPools } from "../../src/client/client"
 import { PayinServiceError } from "../../src/client/errors"
 import type { RunningSandbox } from "../../src/sandbox"
@@ -349,3 +350,51 @@ describe("PayinClient: deadline, answer size, addresses (security review)", () =
   })
 })
 
+
+describe("PayinClient: the around hook (where the module plugs in its span and the health's counters)", () => {
+  let answers: { status: number; body: unknown }[] = []
+  const server = localHttpServer((_req, res) => {
+    const answer = answers.shift() ?? { status: 200, body: [] }
+    res.writeHead(answer.status, { "content-type": "application/json" })
+    res.end(JSON.stringify(answer.body))
+  })
+
+  it("runs once around each public call, retries included, and sees its exchanges and last status; observers are told the outcome", async () => {
+    const around: { operation: string; exchanges: number; lastStatus?: number; result: string }[] = []
+    const outermost: AroundCall = async (call, run) => {
+      let result = "threw"
+      try {
+        const value = await run()
+        result = "returned"
+        return value
+      } finally {
+        around.push({ operation: call.operation, exchanges: call.exchanges, lastStatus: call.lastStatus, result })
+      }
+    }
+    const observed: CallObservation[] = []
+    const failing = observeCalls(() => {
+      throw new Error("a broken observer")
+    })
+    const c = new PayinClient({
+      baseUrl: server.url,
+      apiKey: KEY,
+      backoffMs: 1,
+      getAttempts: 3,
+      around: aroundAll(outermost, observeCalls((call) => observed.push(call)), failing),
+    })
+
+    answers = [{ status: 503, body: {} }, { status: 503, body: {} }, { status: 200, body: [] }]
+    expect(await c.listBanks()).toEqual([])
+    answers = [{ status: 403, body: { code: "MERCHANT_IP_NOT_WHITELISTED", message: "203.0.113.7 is not whitelisted" } }]
+    expect((await caught(c.listCurrencies())).kind).toBe("ip_not_whitelisted")
+
+    expect(around).toEqual([
+      { operation: "list_banks", exchanges: 3, lastStatus: 200, result: "returned" },
+      { operation: "list_currencies", exchanges: 1, lastStatus: 403, result: "threw" },
+    ])
+    expect(observed.map(({ ms, ...call }) => [call, ms >= 0])).toEqual([
+      [{ operation: "list_banks", outcome: "ok", address: null }, true],
+      [{ operation: "list_currencies", outcome: "ip_not_whitelisted", address: "203.0.113.7" }, true],
+    ])
+  })
+})

@@ -81,7 +81,7 @@ appSpec((h) => {
     expect((await view("second")).values.baseUrl).toBe(second.url)
     // every outgoing call still goes to the saved base URL
     expect((await test("second", {})).data.ok).toBe(true)
-    expect(await payin().settings.withClient("second", (c: any) => c.listBanks())).not.toHaveLength(0)
+    expect(await payin().clients.withClient("second", (c: any) => c.listBanks())).not.toHaveLength(0)
     expect(evilRequests).toEqual([])
 
     // another path on the same origin needs no key
@@ -140,7 +140,7 @@ appSpec((h) => {
       const tested = await test("second", {})
       expect(tested.data).toMatchObject({ ok: false, error: { kind: "not_configured" } })
       expect(tested.data.error.message).toMatch(/enter the API key again/)
-      await expect(payin().settings.withClient("second", (c: any) => c.listBanks())).rejects.toThrow(/no API key/)
+      await expect(payin().clients.withClient("second", (c: any) => c.listBanks())).rejects.toThrow(/no API key/)
       expect(evilRequests).toEqual([])
       expect(logs.some(([level, m]) => level === "warn" && /"second" has no usable API key/.test(m))).toBe(true)
       expect(JSON.stringify(logs)).not.toContain(ROTATED)

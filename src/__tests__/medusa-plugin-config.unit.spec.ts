@@ -1,4 +1,4 @@
-import { ALERTABLE_SIGNALS } from "../modules/payin/health/signal-ids"
+import { ALERTABLE_SIGNALS } from "../modules/payin/signal-ids"
 import {
   PayinConfigError,
   parsePluginOptions,

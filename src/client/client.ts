@@ -3,11 +3,11 @@ import type { z } from "zod"
 import { RefusedAddressError, guardedLookup, refusedHostName } from "./address"
 import { type Answer, parseAnswer, unwrapList } from "./answer"
 import { OperationDeadline } from "./deadline"
-import { PayinIpNotWhitelistedError, PayinNotFoundError, PayinServiceError } from "./errors"
+import type { AroundCall, ServiceCall, ServiceOperation } from "./calls"
+import { PayinNotFoundError, PayinServiceError } from "./errors"
 import { Bank, BankListSchema, Currency, CurrencyListSchema, PayinRequest, Transaction, TransactionSchema } from "./schemas"
 import { sign } from "./signature"
 import { DeadlineError, addressError, readCapped, transportError } from "./transport"
-import { type ServiceOperation, type ServiceOutcome, traceServiceCall } from "../telemetry"
 
 export type PayinClientOptions = {
   baseUrl: string
@@ -25,8 +25,8 @@ export type PayinClientOptions = {
   createAttempts?: number
   /** For one-off clients (the admin's test connection); by default clients share one keep-alive pool per origin. */
   ownPool?: boolean
-  /** Told each call's outcome (the health's figures); never the key or the request. */
-  observe?: (call: { operation: ServiceOperation; outcome: ServiceOutcome; ms: number; address: string | null }) => void
+  /** Runs around each public call (its span, the health's counters: `aroundAll`, `observeCalls`); never given the key or the request. */
+  around?: AroundCall
 }
 
 // Loaded on the first request: at start-up undici was ~2 MB of the plugin's 5 MB of live heap and 0.1 s of CPU (integration-tests/bench/footprint.bench.ts).
@@ -75,7 +75,7 @@ export class PayinClient {
   private readonly refusedHost: string | null
   private readonly quoteAnswers: boolean
   private readonly ownPool: Pool | null
-  private readonly observe: PayinClientOptions["observe"]
+  private readonly around: AroundCall | undefined
 
   constructor(options: PayinClientOptions) {
     const url = new URL(options.baseUrl)
@@ -92,7 +92,7 @@ export class PayinClient {
     // literal addresses never go through a lookup: they are checked here
     this.refusedHost = this.guarded ? refusedHostName(url.hostname) : null
     this.quoteAnswers = options.quoteAnswers ?? true
-    this.observe = options.observe
+    this.around = options.around
     this.ownPool = options.ownPool
       ? newPool(this.origin, { connections: 4, keepAliveTimeout: 5_000, ...guard(this.guarded) })
       : null
@@ -138,17 +138,20 @@ export class PayinClient {
     )
   }
 
-  /** One operation under one deadline, traced (the deadline counts its HTTP exchanges). */
+  /** One operation under one deadline, inside the `around` hook (the deadline counts its HTTP exchanges). */
   private call<T>(operation: ServiceOperation, what: string, run: (deadline: OperationDeadline) => Promise<T>): Promise<T> {
     const deadline = new OperationDeadline(what, this.timeoutMs)
-    const observe = this.observe
-    return traceServiceCall(operation, deadline, () => run(deadline), observe && ((outcome, ms, error) => {
-      try {
-        observe({ operation, outcome, ms, address: error instanceof PayinIpNotWhitelistedError ? error.address : null })
-      } catch {
-        // counting never fails a call
-      }
-    }))
+    if (!this.around) return run(deadline)
+    const call: ServiceCall = {
+      operation,
+      get exchanges() {
+        return deadline.exchanges
+      },
+      get lastStatus() {
+        return deadline.lastStatus
+      },
+    }
+    return this.around(call, () => run(deadline))
   }
 
   private async create(body: PayinRequest, externalId: string, deadline: OperationDeadline): Promise<Transaction> {

@@ -1,7 +1,7 @@
 import { createHash } from "crypto"
 import { PayinClient, type PayinClientOptions } from "./client"
 
-export type PooledClientOptions = Pick<PayinClientOptions, "apiKey" | "baseUrl" | "timeoutMs" | "signRequests" | "refusePrivateAddresses" | "observe"> & {
+export type PooledClientOptions = Pick<PayinClientOptions, "apiKey" | "baseUrl" | "timeoutMs" | "signRequests" | "refusePrivateAddresses" | "around"> & {
   id: string
 }
 

@@ -52,7 +52,7 @@ async function apply(container: MedusaContainer, input: ApplyPayinEventInput, sp
     const row = await findOrCreateRow(payin, input.instanceId, transaction, accepts)
     if (input.source === "webhook" && movesBackFromPaid(row, transaction)) {
       // maybe an old dispute callback delivered after the close: the service's state wins (unreachable: the inbox retries)
-      const current = await payin.settings.withClient(input.instanceId, (service) => service.lookUp({ id: transaction.id }))
+      const current = await payin.clients.withClient(input.instanceId, (service) => service.lookUp({ id: transaction.id }))
       if (current && !isDisputeStatus(current.status)) transaction = current
     }
     await payin.faultPoints("record", transaction.id)

@@ -33,7 +33,7 @@ export async function reconcileWithService(
     throw new PayinServiceError("unauthorized", `The pay-in ${row.id} belongs to no pay-in provider instance (${row.provider_id})`)
   }
   const same = { found: true, changed: false, from: row.status, to: row.status, effects: [], effectPending: Boolean(row.effect_pending) }
-  const transaction = await payin.settings.withClient(instanceId, (service) => service.lookUp({ id: row.service_id, externalId: row.session_id }))
+  const transaction = await payin.clients.withClient(instanceId, (service) => service.lookUp({ id: row.service_id, externalId: row.session_id }))
   if (!transaction) {
     if (row.status === "creating" && !row.service_id) {
       await payin.ledger.recordCreationFailure(row.id, "no pay-in at the service")

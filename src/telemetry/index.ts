@@ -1,40 +1,30 @@
 // The plugin's spans and metrics through @opentelemetry/api alone: no-ops unless the store registers
 // OpenTelemetry (README.md beside this file lists every name). One call per instrumented site.
+import type { ServiceCall } from "../client/calls"
+import { type ServiceOutcome, serviceOutcomeOf } from "../client/outcome"
 import { payinProviderId } from "../provider-id"
 import { record } from "./metrics"
-import { ATTRIBUTES, type EffectOutcome, SPANS, type ServiceOperation, type ServiceOutcome, type Source, type WebhookOutcome } from "./names"
-export type { ServiceOutcome }
-import { serviceOutcomeOf } from "./outcome"
+import { ATTRIBUTES, type EffectOutcome, SPANS, type Source, type WebhookOutcome } from "./names"
 import { type PayinSpan, traced } from "./trace"
 
-export { SPANS, traced, type PayinSpan, type ServiceOperation, type WebhookOutcome }
+export { SPANS, traced, type PayinSpan, type WebhookOutcome }
 
-/** What the client counts while it sends, for the call's span: HTTP exchanges and the last status. */
-export type ServiceExchanges = { exchanges: number; lastStatus?: number }
-
-/** One call to the service, retries included: span `payin.service.<operation>`, its duration and outcome. */
-export function traceServiceCall<T>(
-  operation: ServiceOperation,
-  exchanges: ServiceExchanges,
-  work: () => Promise<T>,
-  observe?: (outcome: ServiceOutcome, ms: number, error: unknown) => void
-): Promise<T> {
+/** One call to the service, retries included (the client's `around` hook): span `payin.service.<operation>`, its duration and outcome. */
+export function traceServiceCall<T>(call: ServiceCall, run: () => Promise<T>): Promise<T> {
+  const { operation } = call
   const started = performance.now()
   return traced(SPANS.service[operation], { "payin.service.operation": operation }, async (span) => {
     let outcome: ServiceOutcome = "ok"
-    let failure: unknown = null
     try {
-      return await work()
+      return await run()
     } catch (error) {
       outcome = serviceOutcomeOf(error)
-      failure = error
       throw error
     } finally {
-      observe?.(outcome, performance.now() - started, failure)
       span.set({
         "payin.service.outcome": outcome,
-        "payin.service.retries": Math.max(0, exchanges.exchanges - 1),
-        "http.response.status_code": exchanges.lastStatus,
+        "payin.service.retries": Math.max(0, call.exchanges - 1),
+        "http.response.status_code": call.lastStatus,
       })
       record.serviceCall((performance.now() - started) / 1000, { "payin.service.operation": operation, "payin.service.outcome": outcome })
     }

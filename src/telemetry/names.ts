@@ -2,22 +2,13 @@
 // the attributes with the values each may take. What is not listed here cannot be set (attributes.ts
 // drops it): ids only where a pattern proves they are ids, never free text, so the API key, a
 // signature, requisites or the shopper's data cannot reach an exporter by mistake.
+import { SERVICE_OPERATIONS, type ServiceOperation } from "../client/calls"
+import { SERVICE_OUTCOMES } from "../client/outcome"
 import type { SignatureCheck } from "../client/signature"
 import { LEDGER_STATUSES } from "../status"
 
 /** The instrumentation scope of the tracer and the meter. */
 export const INSTRUMENTATION_SCOPE = "medusa-plugin-payin"
-
-export const SERVICE_OPERATIONS = [
-  "create_payin",
-  "get_payin",
-  "get_payin_by_external_id",
-  "find_payin_by_external_id",
-  "look_up",
-  "list_banks",
-  "list_currencies",
-] as const
-export type ServiceOperation = (typeof SERVICE_OPERATIONS)[number]
 
 export const SPANS = {
   webhook: "payin.webhook",
@@ -69,26 +60,6 @@ export const WEBHOOK_OUTCOMES = [
   "error",
 ] as const
 export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number]
-
-/** ok, or what went wrong, in the words an operator acts on (401: the key; 403: the IP whitelist). */
-export const SERVICE_OUTCOMES = [
-  "ok",
-  "timeout",
-  "server_error",
-  "throttled",
-  "key_refused",
-  "ip_not_whitelisted",
-  "network",
-  "not_found",
-  "refused",
-  "requisites_unavailable",
-  "duplicate_external_id",
-  "malformed_answer",
-  "answer_too_large",
-  "address_not_allowed",
-  "other",
-] as const
-export type ServiceOutcome = (typeof SERVICE_OUTCOMES)[number]
 
 export const EFFECTS = ["capture", "cancel_order", "notification"] as const
 export type Effect = (typeof EFFECTS)[number]

@@ -2,7 +2,7 @@
 // webhooks, the service, the money path, the jobs and the configuration.
 import { useQuery } from "@tanstack/react-query"
 import type { HealthReport } from "../../modules/payin/health/health"
-import type { HealthState, SignalGroup } from "../../modules/payin/health/signal-ids"
+import type { HealthState, SignalGroup } from "../../modules/payin/signal-ids"
 import { adminFetch } from "./api"
 
 export type { HealthState, SignalGroup }

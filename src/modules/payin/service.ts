@@ -1,6 +1,8 @@
 import type { Logger } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, MedusaService, Modules } from "@medusajs/framework/utils"
+import { aroundAll, observeCalls } from "../../client/calls"
 import { errorMessage } from "../../client/errors"
+import { traceServiceCall } from "../../telemetry"
 import type { Db } from "./db"
 import { WebhookInbox } from "./inbox/inbox"
 import { Health, type HealthEnv } from "./health/health"
@@ -28,6 +30,7 @@ import {
   PayinHealthState,
 } from "./models"
 import { NotificationLog } from "./notification-log/log"
+import { ServiceClients } from "./service-clients/clients"
 import { PayinPluginOptions, PayinProviderOptionsInput, pluginOptionsSchema } from "./settings/options"
 import type { ConfigSources } from "./settings/overrides"
 import { parsePluginOptions, parseProviderOptions } from "./settings/parse"
@@ -58,6 +61,7 @@ class PayinModuleService extends MedusaService({
   readonly ledger: Ledger
   readonly inbox: WebhookInbox
   readonly settings: SettingsStore
+  readonly clients: ServiceClients
   readonly queries: LedgerQueries
   readonly history: LedgerHistory
   readonly jobs: JobRuns
@@ -102,7 +106,11 @@ class PayinModuleService extends MedusaService({
       (error) => logger()?.warn(`payin health: writing the minute counters failed: ${errorMessage(error)}`),
       (key) => this.faultPoints("alert", key)
     )
-    this.settings.observeCalls = (instanceId, call) => this.health.counters.call(payinProviderId(instanceId), call)
+    // every call of an instance's client: its span, then the health's minute counters
+    this.clients = new ServiceClients(this.settings, (instanceId) =>
+      aroundAll(traceServiceCall, observeCalls((call) => this.health.counters.call(payinProviderId(instanceId), call)))
+    )
+    this.settings.clientFor = (id) => this.clients.clientFor(id)
     this.inbox = new WebhookInbox(db, (providerId, reason) => this.health.counters.webhookRefused(providerId, reason))
     this.healthMonitor = new HealthMonitor(
       this.health,

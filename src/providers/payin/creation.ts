@@ -140,7 +140,7 @@ export async function recordCreationFailure(ctx: CreationContext, ledgerId: stri
 export async function lookUpCreation(ctx: CreationContext, data: Record<string, unknown>, row: LedgerRow | null): Promise<LedgerRow | null> {
   const externalId = row?.session_id ?? (typeof data.session_id === "string" ? data.session_id : null)
   try {
-    const transaction = await ctx.payin.settings.withClient(ctx.instanceId, (client) => client.lookUp({ externalId }))
+    const transaction = await ctx.payin.clients.withClient(ctx.instanceId, (client) => client.lookUp({ externalId }))
     if (transaction && row) {
       return (await ctx.payin.ledger.recordStatus(row.id, transaction, "authorize", (r) => r.provider_id === ctx.providerId)).row
     }

@@ -169,7 +169,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
     let transaction: Transaction
     try {
-      transaction = await this.payin.settings.withClient(this.options_.id, (client) => client.createPayIn(request, sessionId))
+      transaction = await this.payin.clients.withClient(this.options_.id, (client) => client.createPayIn(request, sessionId))
     } catch (error) {
       await recordCreationFailure(this.creation, row.id, error)
       throw toMedusaError(error, "create the pay-in", this.providerId, this.logger, [options.apiKey])

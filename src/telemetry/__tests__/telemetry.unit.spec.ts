@@ -4,6 +4,7 @@ import { SpanStatusCode, context, metrics, trace } from "@opentelemetry/api"
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks"
 import { AggregationTemporality, DataPointType, MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics"
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import type { ServiceOperation } from "../../client/calls"
 import { PayinServiceError } from "../../client/errors"
 import { capturedSince, countStatusChanges, traceEffect, traceServiceCall, traceWebhook, traced } from ".."
 import type { PayinAttributes } from "../names"
@@ -16,13 +17,13 @@ class TestReader extends MetricReader {
   protected async onForceFlush(): Promise<void> {}
 }
 
-const exchanges = (n: number, lastStatus?: number) => ({ exchanges: n, lastStatus })
+const call = (operation: ServiceOperation, exchanges: number, lastStatus?: number) => ({ operation, exchanges, lastStatus })
 
 describe("without a registered SDK", () => {
   it("runs the work and passes its result and its error through", async () => {
     await expect(traced("payin.apply", { "payin.source": "webhook" }, async () => 42)).resolves.toBe(42)
     const failure = new PayinServiceError("timeout", "late")
-    await expect(traceServiceCall("look_up", exchanges(1), async () => Promise.reject(failure))).rejects.toBe(failure)
+    await expect(traceServiceCall(call("look_up", 1), async () => Promise.reject(failure))).rejects.toBe(failure)
     expect(() => countStatusChanges([{ kind: "status", from: "active", to: "closed" }])).not.toThrow()
   })
 })
@@ -91,9 +92,9 @@ describe("with a registered SDK", () => {
   })
 
   it("a service call reports operation, outcome, retries and status, and records its duration and error kind", async () => {
-    await traceServiceCall("create_payin", exchanges(1, 200), async () => "tx")
+    await traceServiceCall(call("create_payin", 1, 200), async () => "tx")
     const failure = new PayinServiceError("server", "The payment service failed", { status: 503 }, { retryable: true })
-    await expect(traceServiceCall("look_up", exchanges(3, 503), async () => Promise.reject(failure))).rejects.toBe(failure)
+    await expect(traceServiceCall(call("look_up", 3, 503), async () => Promise.reject(failure))).rejects.toBe(failure)
 
     expect(byName("payin.service.create_payin").attributes).toEqual({
       "payin.service.operation": "create_payin",

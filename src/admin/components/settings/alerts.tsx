@@ -3,7 +3,7 @@
 // thresholds that turn a signal's warning into a failure; the last check's time.
 import { Heading, Text } from "@medusajs/ui"
 import { useTranslation } from "react-i18next"
-import { ALERTABLE_SIGNALS } from "../../../modules/payin/health/signal-ids"
+import { ALERTABLE_SIGNALS } from "../../../modules/payin/signal-ids"
 import { useHealth } from "../../lib/health-api"
 import type { PluginFieldPath } from "../../lib/settings-api"
 import type { FieldSpec } from "../../lib/settings-form"

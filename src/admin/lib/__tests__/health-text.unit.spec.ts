@@ -1,5 +1,5 @@
 import i18next from "i18next"
-import { ALERTABLE_SIGNALS, SIGNAL_GROUPS } from "../../../modules/payin/health/signal-ids"
+import { ALERTABLE_SIGNALS, SIGNAL_GROUPS } from "../../../modules/payin/signal-ids"
 import { jobSignal, providerSignals } from "../../../modules/payin/health/signals"
 import { formatDate } from "../../components/common"
 import en from "../../i18n/json/en.json"

@@ -1,7 +1,7 @@
 // What an alert says: the signal's title, what is wrong, since when, how much is affected, what to do.
 import type { CreateNotificationDTO } from "@medusajs/framework/types"
 import type { HealthAlert } from "./health"
-import type { SignalId } from "./signal-ids"
+import type { SignalId } from "../signal-ids"
 
 export const FEED_TEMPLATE = "payin.health"
 export const EMAIL_TEMPLATES = { failing: "payin.health.failing", recovered: "payin.health.recovered" } as const

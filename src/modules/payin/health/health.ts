@@ -4,7 +4,7 @@ import { type JobRuns, jobOverdue, judgedInterval, pluginJobs } from "../job-run
 import type { SettingsStore } from "../settings/store"
 import { payinProviderId } from "../../../provider-id"
 import { HealthCounters } from "./counters"
-import { type HealthState, worstOf } from "./signal-ids"
+import { type HealthState, worstOf } from "../signal-ids"
 import { type CallCount, type ProviderFigures, type Signal, STRAY_DAYS, WINDOW_MINUTES, jobSignal, providerSignals } from "./signals"
 import { type StateRow, nextState } from "./state"
 import { AlertDelivery, type AlertSender, type HealthAlert, pendingAlert } from "./deliver"

@@ -1,7 +1,7 @@
 // Figures → signals: each signal's state, and the English sentence and action the API and the
 // alerts give (the admin words them from `id` and `figure` in its own language). Pure.
 import { refusedHostName } from "../../../client/address"
-import { ERROR_OUTCOMES, type HealthState, type SignalGroup, type SignalId, groupOf } from "./signal-ids"
+import { ERROR_OUTCOMES, type HealthState, type SignalGroup, type SignalId, groupOf } from "../signal-ids"
 
 export const WINDOW_MINUTES = 60
 export const STRAY_DAYS = 30

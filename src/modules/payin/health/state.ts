@@ -1,6 +1,6 @@
 // A signal's state over time: since when, and which alerts its incident (a failing stretch) got.
 // Pure; health.ts applies it under a row lock, so the one process that moves a row sends its alert.
-import type { HealthState } from "./signal-ids"
+import type { HealthState } from "../signal-ids"
 
 export type StateRow = {
   state: HealthState

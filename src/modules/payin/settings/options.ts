@@ -1,7 +1,7 @@
 import { z } from "zod"
 import { PAYIN_METHODS, HttpUrlSchema, SupportLinkSchema } from "../../../client/schemas"
 import { orderStatusUrlTemplateError } from "./order-status-url"
-import { ALERTABLE_SIGNALS } from "../health/signal-ids"
+import { ALERTABLE_SIGNALS } from "../signal-ids"
 
 export { PAYIN_METHODS }
 export type PayinMethod = (typeof PAYIN_METHODS)[number]

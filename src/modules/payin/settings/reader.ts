@@ -1,9 +1,5 @@
-import type { CallObservation } from "../health/counters"
 import { logger as medusaLogger } from "@medusajs/framework/logger"
 import { Resolve, refusedHost } from "../../../client/address"
-import type { PayinClient } from "../../../client/client"
-import { PayinServiceError } from "../../../client/errors"
-import { PayinClientPool } from "../../../client/pool"
 import type { Db } from "../db"
 import type { PayinPluginOptions, PayinProviderOptions } from "./options"
 import {
@@ -53,13 +49,16 @@ export class SettingsReader {
   protected loadedAt_ = 0
   private loading_: Promise<void> | null = null
   protected effective_ = new Map<string, EffectiveProviderSettings>()
-  private readonly clients_ = new PayinClientPool()
   private secretBox_: SecretBox | null = null
   /** Where origin changes and unusable keys are reported (never a key). */
   logger: Logger
   resolveHost: Resolve | undefined = undefined
-  /** Told the outcome of every call made with an instance's client (the health's counters). */
-  observeCalls: (instanceId: string, call: CallObservation) => void = () => undefined
+  /**
+   * The instance's client, or null when it has no key or base URL: the module points it at its
+   * service clients (service-clients/). Kept only for src/money-path/reconcile.ts, which is to ask
+   * `payin.clients.clientFor` itself; then this goes.
+   */
+  clientFor: (id: string) => Promise<unknown> = async () => null
 
   constructor(
     protected readonly db: () => Db,
@@ -249,46 +248,5 @@ export class SettingsReader {
     if (!mine?.apiKey) return []
     const all = await Promise.all(this.instanceIds().map(async (other) => [other, await this.providerOptions(other)] as const))
     return all.filter(([, o]) => o?.apiKey === mine.apiKey && o?.baseUrl === mine.baseUrl).map(([other]) => other)
-  }
-
-  async clientFor(id: string): Promise<PayinClient | null> {
-    const options = await this.providerOptions(id)
-    if (!options?.apiKey || !options.baseUrl) {
-      return null
-    }
-    return this.clientWith(options)
-  }
-
-  /** On a 401 the settings are re-read (the key may have been rotated on another process) and the call made once more; every call of a configured instance but the admin's connection test goes through here. */
-  async withClient<T>(id: string, call: (client: PayinClient, options: PayinProviderOptions) => Promise<T>): Promise<T> {
-    const settings = await this.provider(id)
-    const options = settings?.options
-    if (!options?.apiKey || !options.baseUrl) {
-      throw new PayinServiceError(
-        "unauthorized",
-        `The provider instance "${id}" has no API key or base URL configured${settings?.error ? ` (${settings.error})` : ""}`
-      )
-    }
-    try {
-      return await call(this.clientWith(options), options)
-    } catch (error) {
-      if (!(error instanceof PayinServiceError) || error.kind !== "unauthorized") throw error
-      const fresh = await this.providerOptions(id, 0)
-      if (!fresh?.apiKey || !fresh.baseUrl || (fresh.apiKey === options.apiKey && fresh.baseUrl === options.baseUrl)) throw error
-      return call(this.clientWith(fresh), fresh)
-    }
-  }
-
-  clientWith(options: Pick<PayinProviderOptions, "id" | "apiKey" | "baseUrl" | "timeoutMs" | "signRequests">): PayinClient {
-    return this.clients_.get({
-      id: options.id,
-      apiKey: options.apiKey!,
-      baseUrl: options.baseUrl!,
-      timeoutMs: options.timeoutMs,
-      signRequests: options.signRequests,
-      // a base URL saved from the admin was checked when saved; its addresses are checked again on every connection
-      refusePrivateAddresses: this.guardsAddresses(options.id, options.baseUrl),
-      observe: (call) => this.observeCalls(options.id, call),
-    })
   }
 }

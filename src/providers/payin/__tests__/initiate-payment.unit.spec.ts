@@ -68,6 +68,8 @@ function setUp({ creationsBefore = 0, openFails = false } = {}) {
   const payin = {
     settings: {
       providerOptions: async () => null,
+    },
+    clients: {
       withClient: async (_id: string, call: (client: unknown) => Promise<Transaction>) =>
         call({
           createPayIn: async (_request: unknown, externalId: string) => {

@@ -56,7 +56,7 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
       instanceId,
       banksCacheKey(instanceId, options.baseUrl, options.apiKey),
       async (previous) => {
-        const [banks, currencies] = await payin.settings.withClient(instanceId, async (client) => {
+        const [banks, currencies] = await payin.clients.withClient(instanceId, async (client) => {
           const answers = await Promise.allSettled([client.listBanks(), client.listCurrencies()])
           if (answers[0].status === "rejected") throw answers[0].reason
           return answers

@@ -4,7 +4,7 @@ import type { CreateNotificationDTO, INotificationModuleService } from "@medusaj
 import type { HealthAlert } from "../health"
 import { notificationSender } from "../monitor"
 import { NO_FEED_PROVIDER } from "../../../../medusa/notification-module"
-import { ALERTABLE_SIGNALS, SIGNAL_IDS, WARNING_ONLY_SIGNALS, worstOf } from "../signal-ids"
+import { ALERTABLE_SIGNALS, SIGNAL_IDS, WARNING_ONLY_SIGNALS, worstOf } from "../../signal-ids"
 import { type ProviderFigures, type Signal, type Thresholds, isLocalHost, jobSignal, providerSignals } from "../signals"
 import { type StateRow, nextState } from "../state"
 import { parsePluginOptions } from "../../settings/parse"

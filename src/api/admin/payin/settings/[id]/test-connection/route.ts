@@ -4,6 +4,7 @@ import { providerOptionsSchema } from "../../../../../../modules/payin/settings/
 import { PayinClient } from "../../../../../../client/client"
 import { PayinIpNotWhitelistedError, PayinServiceError, errorMessage } from "../../../../../../client/errors"
 import { testConnectionSchema, zodFields } from "../../../../../../modules/payin/settings/overrides"
+import { traceServiceCall } from "../../../../../../telemetry"
 import { invalid, notFound, parseOr400, payinModule } from "../../../../../utils"
 
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
@@ -68,6 +69,8 @@ export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse)
     refusePrivateAddresses: payin.settings.guardsAddresses(req.params.id, options.baseUrl),
     // a typed URL's answers are not the service's: its text is never quoted back
     quoteAnswers: !typed,
+    // traced, not counted: a test of unsaved values says nothing of the instance's health
+    around: traceServiceCall,
   })
   try {
     const [banks, currencies] = await Promise.all([client.listBanks(), client.listCurrencies()])

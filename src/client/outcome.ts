@@ -1,5 +1,24 @@
-import type { PayinErrorKind } from "../client/errors"
-import type { ServiceOutcome } from "./names"
+import type { PayinErrorKind } from "./errors"
+
+/** ok, or what went wrong, in the words an operator acts on (401: the key; 403: the IP whitelist). */
+export const SERVICE_OUTCOMES = [
+  "ok",
+  "timeout",
+  "server_error",
+  "throttled",
+  "key_refused",
+  "ip_not_whitelisted",
+  "network",
+  "not_found",
+  "refused",
+  "requisites_unavailable",
+  "duplicate_external_id",
+  "malformed_answer",
+  "answer_too_large",
+  "address_not_allowed",
+  "other",
+] as const
+export type ServiceOutcome = (typeof SERVICE_OUTCOMES)[number]
 
 const BY_KIND: Record<PayinErrorKind, ServiceOutcome> = {
   unauthorized: "key_refused",

@@ -1,7 +1,7 @@
-import { parseAnswer } from "../../client/answer"
-import { PayinResponseTooLargeError, PayinServiceError } from "../../client/errors"
-import { TransactionSchema } from "../../client/schemas"
-import { DeadlineError, transportError } from "../../client/transport"
+import { parseAnswer } from "../answer"
+import { PayinResponseTooLargeError, PayinServiceError } from "../errors"
+import { TransactionSchema } from "../schemas"
+import { DeadlineError, transportError } from "../transport"
 import { serviceOutcomeOf } from "../outcome"
 
 /** The error the client throws for an answer of `status` with `body`. */
