@@ -5,6 +5,7 @@
 import { SERVICE_OPERATIONS, type ServiceOperation } from "../client/calls"
 import { SERVICE_OUTCOMES } from "../client/outcome"
 import type { SignatureCheck } from "../client/signature"
+import { PROVIDER_ID_PATTERN } from "../provider-id"
 import { LEDGER_STATUSES } from "../status"
 
 /** The instrumentation scope of the tracer and the meter. */
@@ -92,7 +93,7 @@ const yesNo: Rule<boolean> = { check: (value): value is boolean => typeof value 
 /** The allow-list: each attribute the plugin may set, and the values it accepts. */
 export const ATTRIBUTES = {
   /** The instance (`pp_payin_<id>`); a URL's unknown id is never set. */
-  "payin.provider_id": matching(/^pp_payin_[A-Za-z0-9_-]{1,64}$/),
+  "payin.provider_id": matching(PROVIDER_ID_PATTERN),
   /** The ledger's id of the pay-in (`payintx_…`): finds it in the admin. */
   "payin.id": matching(/^payintx_[0-9A-Za-z]{10,40}$/),
   "payin.source": oneOf(SOURCES),

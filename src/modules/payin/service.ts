@@ -3,6 +3,7 @@ import { ContainerRegistrationKeys, MedusaService, Modules } from "@medusajs/fra
 import { aroundAll, observeCalls } from "../../client/calls"
 import { errorMessage } from "../../client/errors"
 import { traceServiceCall } from "../../telemetry"
+import { type ConfigLike, configuredBaseUrl, webhookUrl } from "../../webhook-url"
 import type { Db } from "./db"
 import { WebhookInbox } from "./inbox/inbox"
 import { Health, type HealthEnv } from "./health/health"
@@ -33,7 +34,7 @@ import { NotificationLog } from "./notification-log/log"
 import { ServiceClients } from "./service-clients/clients"
 import { PayinPluginOptions, PayinProviderOptionsInput, pluginOptionsSchema } from "./settings/options"
 import type { ConfigSources } from "./settings/overrides"
-import { parsePluginOptions, parseProviderOptions } from "./settings/parse"
+import { parsePluginOptions, parseProviderOptions, runsInProduction } from "./settings/parse"
 import { SettingsStore } from "./settings/store"
 
 export type FaultPoint = "record" | "capture" | "cancel_order" | "alert"
@@ -150,10 +151,8 @@ class PayinModuleService extends MedusaService({
 
   /** Where this process runs: production or not, and the webhook URL the configured backend URL gives. */
   healthEnv(webhookBase?: string | null): HealthEnv {
-    const config = this.cradle_[ContainerRegistrationKeys.CONFIG_MODULE] as { admin?: { backendUrl?: string } } | undefined
-    const configured = config?.admin?.backendUrl
-    const base = webhookBase ?? (typeof configured === "string" && /^https?:\/\//i.test(configured) ? configured.replace(/\/+$/, "") : null)
-    return { production: process.env.NODE_ENV === "production", webhookUrl: (id) => (base ? `${base}/hooks/payin/${id}` : null) }
+    const base = webhookBase ?? configuredBaseUrl(this.cradle_[ContainerRegistrationKeys.CONFIG_MODULE] as ConfigLike | undefined)
+    return { production: runsInProduction(), webhookUrl: (id) => (base ? webhookUrl(base, id) : null) }
   }
 }
 

@@ -9,7 +9,7 @@ import { type EffectiveProviderSettings, SettingsConflictError } from "../../../
 import { ENCRYPTION_ENV } from "../../../modules/payin/settings/secrets"
 import { SettingsValidationError } from "../../../modules/payin/settings/overrides"
 import { invalid, notFound, payinModule } from "../../utils"
-import { webhookBaseUrl } from "../../hooks/payin/webhook-url"
+import { webhookBaseUrl, webhookPath, webhookUrl } from "../../../webhook-url"
 
 /** Runs a settings change; validation errors become 400s naming the field. */
 export async function settingsChange<T>(res: MedusaResponse, fn: () => Promise<T>): Promise<T | null> {
@@ -35,12 +35,11 @@ export async function settingsChange<T>(res: MedusaResponse, fn: () => Promise<T
 /** A provider instance for the admin: effective values, where each came from, the key masked. */
 export function providerView(req: MedusaRequest, settings: EffectiveProviderSettings) {
   const { apiKey: _never, id: _id, ...values } = settings.options
-  const webhookPath = `/hooks/payin/${settings.id}`
   return {
     id: settings.id,
     provider_id: payinProviderId(settings.id),
-    webhook_path: webhookPath,
-    webhook_url: `${webhookBaseUrl(req)}${webhookPath}`,
+    webhook_path: webhookPath(settings.id),
+    webhook_url: webhookUrl(webhookBaseUrl(req), settings.id),
     api_key: {
       set: settings.apiKey.set,
       last4: settings.apiKey.last4,

@@ -1,5 +1,6 @@
 import { z } from "zod"
 import { PAYIN_METHODS, HttpUrlSchema, SupportLinkSchema } from "../../../client/schemas"
+import { INSTANCE_ID_PATTERN } from "../../../provider-id"
 import { orderStatusUrlTemplateError } from "./order-status-url"
 import { ALERTABLE_SIGNALS } from "../signal-ids"
 
@@ -121,7 +122,7 @@ export const providerOptionsSchema = z
   .object({
     id: z
       .string({ error: "id must be a string" })
-      .regex(/^[a-z0-9][a-z0-9-]{0,31}$/, {
+      .regex(INSTANCE_ID_PATTERN, {
         message: 'id must be 1-32 lower-case letters, digits or "-", starting with a letter or digit (e.g. "default")',
       })
       .default("default"),

@@ -73,12 +73,17 @@ function envFlag(value: string | undefined): unknown {
   return value
 }
 
-/** Unset: only when NODE_ENV is "development" or "test" (`medusa start` runs "production" unless told otherwise). */
+/** Production unless NODE_ENV is "development" or "test": `medusa start` runs as production when NODE_ENV is unset. */
+export function runsInProduction(env: Record<string, string | undefined> = process.env): boolean {
+  return env.NODE_ENV !== "development" && env.NODE_ENV !== "test"
+}
+
+/** Unset: only outside production. */
 export function allowsPrivateBaseUrl(
   options: Pick<PayinProviderOptions, "allowPrivateBaseUrl">,
   env: Record<string, string | undefined> = process.env
 ): boolean {
-  return options.allowPrivateBaseUrl ?? (env.NODE_ENV === "development" || env.NODE_ENV === "test")
+  return options.allowPrivateBaseUrl ?? !runsInProduction(env)
 }
 
 export function parsePluginOptions(input: PayinPluginOptionsInput | undefined): PayinPluginOptions {

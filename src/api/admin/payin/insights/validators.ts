@@ -1,4 +1,5 @@
 import { z } from "zod"
+import { PROVIDER_ID_PATTERN } from "../../../../provider-id"
 
 export const INSIGHTS_MAX_DAYS = 731
 const DAY_MS = 86_400_000
@@ -15,7 +16,7 @@ export const insightsQuerySchema = z
   .object({
     from: day("from").optional(),
     to: day("to").optional(),
-    provider_id: z.string().regex(/^pp_payin_[A-Za-z0-9_-]{1,64}$/, { message: "provider_id must be a pay-in provider id such as pp_payin_default" }).optional(),
+    provider_id: z.string().regex(PROVIDER_ID_PATTERN, { message: "provider_id must be a pay-in provider id such as pp_payin_default" }).optional(),
     format: z.enum(["json", "csv"], { error: "format must be json or csv" }).default("json"),
   })
   .strict()

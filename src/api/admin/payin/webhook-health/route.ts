@@ -3,7 +3,7 @@ import { payinProviderId } from "../../../../provider-id"
 import { jobOverdue } from "../../../../modules/payin/job-runs/job-runs"
 import { RETENTION_JOB } from "../../../../money-path/retention"
 import { RECONCILE_JOB } from "../../../../money-path/reconcile"
-import { webhookBaseUrl } from "../../../hooks/payin/webhook-url"
+import { webhookBaseUrl, webhookUrl } from "../../../../webhook-url"
 import { payinModule } from "../../../utils"
 
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
@@ -15,7 +15,7 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
       return {
         id,
         provider_id: providerId,
-        webhook_url: `${webhookBaseUrl(req)}/hooks/payin/${id}`,
+        webhook_url: webhookUrl(webhookBaseUrl(req), id),
         ...health,
         last_delivery_at: health.last_delivery_at ? new Date(health.last_delivery_at).toISOString() : null,
         last_failure_at: health.last_failure_at ? new Date(health.last_failure_at).toISOString() : null,

@@ -1,3 +1,5 @@
+// The webhook route's public URL, `<base>/hooks/payin/<id>`, the one the merchant pastes into the
+// merchant panel: the admin's routes show it, the health check judges it.
 import { isIP } from "net"
 import type { MedusaRequest } from "@medusajs/framework/http"
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
@@ -5,7 +7,11 @@ import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
 /** Shown when the store's public URL is unknown: the admin fills it in (or sets MEDUSA_BACKEND_URL). */
 export const UNKNOWN_BASE_URL = "https://<your-medusa-backend-url>"
 
-type ConfigLike = {
+export const webhookPath = (instanceId: string) => `/hooks/payin/${instanceId}`
+
+export const webhookUrl = (base: string, instanceId: string) => `${base}${webhookPath(instanceId)}`
+
+export type ConfigLike = {
   admin?: { backendUrl?: string }
   projectConfig?: { http?: { adminCors?: string; authCors?: string; storeCors?: string } }
 }
@@ -22,6 +28,12 @@ function absoluteUrl(value: unknown): URL | null {
 }
 
 const withoutSlash = (url: URL) => `${url.origin}${url.pathname.replace(/\/+$/, "")}`
+
+/** Medusa's `admin.backendUrl` (MEDUSA_BACKEND_URL) as the base, when it is an absolute URL; what a process without a request has. */
+export function configuredBaseUrl(config: ConfigLike | undefined): string | null {
+  const configured = absoluteUrl(config?.admin?.backendUrl)
+  return configured && withoutSlash(configured)
+}
 
 /** A bare `host[:port]` as a Host header carries it (no path, user info or spaces), lower case; else null. */
 function hostOf(header: unknown): string | null {
@@ -49,9 +61,9 @@ export function webhookBaseUrl(req: Pick<MedusaRequest, "headers" | "socket"> & 
   } catch {
     config = undefined
   }
-  const configured = absoluteUrl(config?.admin?.backendUrl)
+  const configured = configuredBaseUrl(config)
   if (configured) {
-    return withoutSlash(configured)
+    return configured
   }
   const host = hostOf(req.headers?.host)
   if (!host) {
