@@ -45,7 +45,8 @@ const notificationModule = {
       {
         resolve: "@medusajs/medusa/notification-local",
         id: "local",
-        options: { name: "Local Notification Provider", channels: ["feed", "email"] },
+        // PAYIN_TEST_NOTIFICATION_CHANNELS: a store that lists its own providers, e.g. "email" alone (health-alerts.spec.ts)
+        options: { name: "Local Notification Provider", channels: (process.env.PAYIN_TEST_NOTIFICATION_CHANNELS || "feed,email").split(",") },
       },
       // a provider that fails on demand (notification-retry.spec.ts)
       ...(process.env.PAYIN_TEST_FLAKY_NOTIFICATIONS === "true"

@@ -33,6 +33,7 @@ import { adminHeaders } from "../support/admin"
 import { fillLedger } from "../support/ledger-fill"
 import { fillHistory, fillInbox } from "../support/inbox-fill"
 import { prunePayinRecords } from "../../src/money-path/retention"
+import { LAST_APPLIED_SQL } from "../../src/modules/payin/health/health"
 import type { RunningSandbox } from "../../src/sandbox"
 import { sandboxForApp } from "../support/sandbox"
 import { recordLines } from "./record"
@@ -402,6 +403,20 @@ medusaIntegrationTestRunner({
           `status history ${per100k(historyBytes, sizePayins)} (3 changes per pay-in, filled in ${historySeconds.toFixed(0)} s), ` +
           `webhook inbox ${per100k(inboxBytes, sizePayins)} (3 deliveries per pay-in, ${inboxEntries.toLocaleString("en")} entries filled in ${inboxSeconds.toFixed(0)} s)`
       )
+      // the health's last applied webhook of the quiet instance (no entry of its own) and of the
+      // filled one: each read from its index, never a scan of the inbox
+      for (const [who, providerId] of [["quiet", FILL_PROVIDER], ["filled", "pp_payin_default"]] as const) {
+        const { rows } = await knex.raw(`explain (format json) ${LAST_APPLIED_SQL.replace("?", "'" + providerId + "'")}`)
+        type Node = { "Node Type": string; "Relation Name"?: string; "Index Name"?: string; "Scan Direction"?: string; Plans?: Node[] }
+        const walk = (n: Node): Node[] => [n, ...(n.Plans ?? []).flatMap(walk)]
+        const raw = rows[0]["QUERY PLAN"]
+        const nodes = walk((typeof raw === "string" ? JSON.parse(raw) : raw)[0].Plan)
+        const scans = nodes.filter((n) => n["Relation Name"] === "payin_webhook_event").map((n) => `${n["Node Type"]} ${n["Scan Direction"] ?? ""} on ${n["Index Name"] ?? "the table"}`.replace(/\s+/g, " "))
+        expect(scans).toEqual([expect.stringMatching(/^Index (Only )?Scan \w+ on IDX_payin_webhook_event_provider_id_applied_at$/)])
+        const t = performance.now()
+        for (let i = 0; i < REQUESTS; i++) await knex.raw(LAST_APPLIED_SQL, [providerId])
+        log(`health: last applied webhook of the ${who} instance with ${inboxEntries.toLocaleString("en")} inbox entries: ${scans.join(", ")}, ${ms((performance.now() - t) / REQUESTS)} per read`)
+      }
       const healthTimes: number[] = []
       for (let i = 0; i < REQUESTS + 2; i++) {
         const t = performance.now()
