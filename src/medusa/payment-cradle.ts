@@ -1,5 +1,5 @@
 import type { CaptureDTO, ModulesSdkTypes, PaymentSessionDTO } from "@medusajs/framework/types"
-import { type Decimal, add, parseDecimal, toPlain } from "../money"
+import { parseDecimal, sumAmounts, toPlain } from "../money"
 
 /** The cradle names, as in @medusajs/payment's PaymentModuleService constructor. */
 export const PAYMENT_CRADLE = { sessions: "paymentSessionService", captures: "captureService" } as const
@@ -42,10 +42,6 @@ export async function capturedWith(cradle: object, captureId: string | undefined
   const all = (await captures.list({ payment_id: paymentId }, { select: ["id", "amount", "raw_amount"] })) as (CaptureDTO & {
     raw_amount?: unknown
   })[]
-  let total: Decimal | null = { units: BigInt(0), scale: 0 }
-  for (const capture of all) {
-    const amount = parseDecimal(capture.raw_amount ?? capture.amount)
-    total = amount && total ? add(total, amount) : null
-  }
+  const total = sumAmounts(all.map((capture) => capture.raw_amount ?? capture.amount))
   return total && toPlain(total)
 }

@@ -8,11 +8,11 @@ import type { LedgerRow, StatusSource } from "../modules/payin/ledger/types"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import { capturedSince, traceEffect } from "../telemetry"
-import { authorizeForOrder, captureRest, completeCart, recordOrderCaptures } from "./book"
+import { authorizeForOrder, captureRest, completeCart, recordOrderCaptures } from "./workflows"
 import { type CaptureStep, decideBooked, decideCapture, decideOrderEnd, paysLate } from "./decide"
 import { type LockHold, LockLostError, payinLockOptions, withLock } from "./lock"
 import { orderOfCart } from "../medusa"
-import { type SessionInfo, capturedOfSessionPayment, loadSession, orderAwaitingPayment, resolveCollection } from "./medusa"
+import { type SessionInfo, capturedOfSessionPayment, loadSession, orderAwaitingPayment, resolveCollection } from "./session"
 
 export type EffectOutcome = { effects: string[]; pending: boolean }
 

@@ -111,6 +111,23 @@ export function add(a: Decimal, b: Decimal): Decimal {
   return { units: x + y, scale }
 }
 
+/**
+ * The exact sum, or null when an amount is not a number. `missing: "zero"` counts an amount left
+ * out (null, undefined, a raw amount without its value) as 0; by default it makes the sum unknown too.
+ */
+export function sumAmounts(amounts: readonly unknown[], missing: "zero" | "unknown" = "unknown"): Decimal | null {
+  let sum: Decimal = { units: ZERO, scale: 0 }
+  for (const amount of amounts) {
+    const value = parseDecimal(amount) ?? (missing === "zero" && isMissing(amount) ? { units: ZERO, scale: 0 } : null)
+    if (!value) return null
+    sum = add(sum, value)
+  }
+  return sum
+}
+
+const isMissing = (amount: unknown) =>
+  amount === null || amount === undefined || (typeof amount === "object" && (amount as { value?: unknown }).value === undefined)
+
 export function subtract(a: Decimal, b: Decimal): Decimal {
   const [x, y, scale] = aligned(a, b)
   return { units: x - y, scale }

@@ -15,6 +15,7 @@ export {
   round,
   splitDecimal,
   subtract,
+  sumAmounts,
   toFixed,
   toMinDigits,
   toPlain,

@@ -7,7 +7,7 @@ import type { LedgerRow } from "../modules/payin/ledger/types"
 import type PayinModuleService from "../modules/payin/service"
 import { LockTimeoutError, withLock } from "../money-path/lock"
 import { cartOfOrder } from "../medusa"
-import { loadSession } from "../money-path/medusa"
+import { loadSession } from "../money-path/session"
 import { instanceIdOf, isPayinProvider } from "../provider-id"
 import { traceNotification } from "../telemetry"
 import {

@@ -9,6 +9,21 @@ export type PayinMethod = (typeof PAYIN_METHODS)[number]
 
 const httpUrl = z.string({ error: "must be a string URL" }).trim().pipe(HttpUrlSchema)
 
+/**
+ * Every whole-number setting: "<field> must be a number [of <unit>]", "… a whole number [of <unit>]",
+ * "… at least <min>" (or "… <least>"), "… at most <max> [(<most>)]"; the messages are what the
+ * admin and medusa-config's errors show.
+ */
+function wholeNumber(field: string, min: number, max: number, fallback: number, words: { unit?: string; least?: string; most?: string } = {}) {
+  const unit = words.unit ? ` of ${words.unit}` : ""
+  return z
+    .number({ error: `${field} must be a number${unit}` })
+    .int({ message: `${field} must be a whole number${unit}` })
+    .min(min, { message: `${field} must be ${words.least ?? `at least ${min}`}` })
+    .max(max, { message: `${field} must be at most ${max}${words.most ? ` (${words.most})` : ""}` })
+    .default(fallback)
+}
+
 /** Not `*.localhost`: such a name is loopback only if the resolver says so, and a resolver may send it anywhere. */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, "").toLowerCase()
@@ -109,12 +124,7 @@ export const PAY_AGAIN_DEFAULT_GRACE_HOURS = 24
 export const payAgainOptionsSchema = z
   .object({
     enabled: z.boolean({ error: "payAgain.enabled must be true or false" }).default(false),
-    graceHours: z
-      .number({ error: "payAgain.graceHours must be a number of hours" })
-      .int({ message: "payAgain.graceHours must be a whole number of hours" })
-      .min(1, { message: "payAgain.graceHours must be at least 1" })
-      .max(720, { message: "payAgain.graceHours must be at most 720 (30 days)" })
-      .default(PAY_AGAIN_DEFAULT_GRACE_HOURS),
+    graceHours: wholeNumber("payAgain.graceHours", 1, 720, PAY_AGAIN_DEFAULT_GRACE_HOURS, { unit: "hours", most: "30 days" }),
   })
   .strict()
 
@@ -135,12 +145,7 @@ export const providerOptionsSchema = z
     baseUrl: baseUrlSchema.optional(),
     /** Config or environment only, never from the admin. */
     allowPrivateBaseUrl: z.boolean({ error: "allowPrivateBaseUrl must be true or false" }).optional(),
-    timeoutMs: z
-      .number({ error: "timeoutMs must be a number of milliseconds" })
-      .int({ message: "timeoutMs must be a whole number of milliseconds" })
-      .min(500, { message: "timeoutMs must be at least 500" })
-      .max(120_000, { message: "timeoutMs must be at most 120000" })
-      .default(15_000),
+    timeoutMs: wholeNumber("timeoutMs", 500, 120_000, 15_000, { unit: "milliseconds" }),
     signRequests: z.boolean({ error: "signRequests must be true or false" }).default(true),
     paymentPage: paymentPageOptionsSchema.default({}),
     allowedRedirectOrigins: z.array(origin, { error: "allowedRedirectOrigins must be a list of origins" }).default([]),
@@ -149,12 +154,7 @@ export const providerOptionsSchema = z
       .default([]),
     allowedBanks: z.array(z.string().trim().min(1, { message: "allowedBanks entries must not be empty" })).default([]),
     amountPolicy: amountPolicySchema.default({ mode: "fixed", tolerancePercent: 0 }),
-    paymentWindowSeconds: z
-      .number({ error: "paymentWindowSeconds must be a number of seconds" })
-      .int({ message: "paymentWindowSeconds must be a whole number of seconds" })
-      .min(60, { message: "paymentWindowSeconds must be at least 60" })
-      .max(7 * 86_400, { message: "paymentWindowSeconds must be at most 604800 (7 days)" })
-      .default(900),
+    paymentWindowSeconds: wholeNumber("paymentWindowSeconds", 60, 7 * 86_400, 900, { unit: "seconds", most: "7 days" }),
     manualRefunds: z.boolean({ error: "manualRefunds must be true or false" }).default(false),
     cancelUnpaidOrdersOnExpiry: z.boolean({ error: "cancelUnpaidOrdersOnExpiry must be true or false" }).default(true),
     payAgain: payAgainOptionsSchema.default({ enabled: false, graceHours: PAY_AGAIN_DEFAULT_GRACE_HOURS }),
@@ -169,65 +169,23 @@ export const providerOptionsSchema = z
   .strict()
 
 const retentionDays = (field: string, fallback: number) =>
-  z
-    .number({ error: `${field} must be a number of days` })
-    .int({ message: `${field} must be a whole number of days` })
-    .min(0, { message: `${field} must be 0 (keep forever) or more` })
-    .max(3650, { message: `${field} must be at most 3650 (ten years)` })
-    .default(fallback)
-
-const wholeNumber = (field: string, min: number, max: number, fallback: number) =>
-  z
-    .number({ error: `${field} must be a number` })
-    .int({ message: `${field} must be a whole number` })
-    .min(min, { message: `${field} must be at least ${min}` })
-    .max(max, { message: `${field} must be at most ${max}` })
-    .default(fallback)
+  wholeNumber(field, 0, 3650, fallback, { unit: "days", least: "0 (keep forever) or more", most: "ten years" })
 
 /** The reconciliation job's tick (seconds): every accepted reconcileIntervalSeconds is kept to within one tick. */
 export const RECONCILE_TICK_SECONDS = 5
 
 export const pluginOptionsSchema = z
   .object({
-    reconcileIntervalSeconds: z
-      .number({ error: "reconcileIntervalSeconds must be a number" })
-      .int({ message: "reconcileIntervalSeconds must be a whole number" })
-      .min(10, { message: "reconcileIntervalSeconds must be at least 10" })
-      .max(86_400, { message: "reconcileIntervalSeconds must be at most 86400 (one day)" })
-      .default(300),
-    reconcileAfterSeconds: z
-      .number({ error: "reconcileAfterSeconds must be a number" })
-      .int({ message: "reconcileAfterSeconds must be a whole number" })
-      .min(0, { message: "reconcileAfterSeconds must be 0 or more" })
-      .max(86_400, { message: "reconcileAfterSeconds must be at most 86400" })
-      .default(120),
-    reconcileConcurrency: z
-      .number({ error: "reconcileConcurrency must be a number" })
-      .int()
-      .min(1, { message: "reconcileConcurrency must be at least 1" })
-      .max(64, { message: "reconcileConcurrency must be at most 64" })
-      .default(8),
-    effectRetryLimit: z
-      .number({ error: "effectRetryLimit must be a number" })
-      .int({ message: "effectRetryLimit must be a whole number" })
-      .min(1, { message: "effectRetryLimit must be at least 1" })
-      .max(100, { message: "effectRetryLimit must be at most 100" })
-      .default(5),
-    lockTtlSeconds: z
-      .number({ error: "lockTtlSeconds must be a number" })
-      .int({ message: "lockTtlSeconds must be a whole number" })
-      .min(5, { message: "lockTtlSeconds must be at least 5" })
-      .max(600, { message: "lockTtlSeconds must be at most 600" })
-      .default(30),
+    reconcileIntervalSeconds: wholeNumber("reconcileIntervalSeconds", 10, 86_400, 300, { most: "one day" }),
+    // 0: a pay-in may be looked up as soon as it exists
+    reconcileAfterSeconds: wholeNumber("reconcileAfterSeconds", 0, 86_400, 120, { least: "0 or more" }),
+    reconcileConcurrency: wholeNumber("reconcileConcurrency", 1, 64, 8),
+    effectRetryLimit: wholeNumber("effectRetryLimit", 1, 100, 5),
+    lockTtlSeconds: wholeNumber("lockTtlSeconds", 5, 600, 30),
     webhookRetentionDays: retentionDays("webhookRetentionDays", 30),
     webhookCounterRetentionDays: retentionDays("webhookCounterRetentionDays", 90),
     historyRetentionDays: retentionDays("historyRetentionDays", 0),
-    pruneBatchSize: z
-      .number({ error: "pruneBatchSize must be a number" })
-      .int({ message: "pruneBatchSize must be a whole number" })
-      .min(10, { message: "pruneBatchSize must be at least 10" })
-      .max(10_000, { message: "pruneBatchSize must be at most 10000" })
-      .default(1_000),
+    pruneBatchSize: wholeNumber("pruneBatchSize", 10, 10_000, 1_000),
     healthCheckIntervalSeconds: wholeNumber("healthCheckIntervalSeconds", 5, 3600, 60),
     alertsEnabled: z.boolean({ error: "alertsEnabled must be true or false" }).default(true),
     alertSignals: z

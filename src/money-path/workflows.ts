@@ -1,8 +1,9 @@
+// Medusa's own workflows that book a paid pay-in (authorize for the order, capture, complete the cart).
 import type { MedusaContainer } from "@medusajs/framework/types"
 import { Modules, PaymentActions } from "@medusajs/framework/utils"
 import { authorizePaymentSessionForOrderWorkflow, capturePaymentWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
 import { gt, remainingToCapture } from "../money"
-import { type SessionInfo, capturedOf } from "./medusa"
+import { type SessionInfo, capturedOf } from "./session"
 import { recordOrderCapturesWorkflow } from "./record-order-captures"
 
 /**

@@ -1,7 +1,9 @@
+// What Medusa holds of a pay-in's payment session (its amount, captures, order), read through
+// Medusa's public API; what reaches past it is src/medusa/'s.
 import type { CaptureDTO, MedusaContainer, PaymentCollectionDTO, PaymentSessionDTO, PaymentSessionStatus } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { linksOfCollection } from "../medusa"
-import { add, gt, parseDecimal, sameAmount, sessionAmount, toPlain } from "../money"
+import { gt, sameAmount, sessionAmount, sumAmounts, toPlain } from "../money"
 
 export type SessionInfo = {
   id: string
@@ -24,16 +26,10 @@ export type SessionInfo = {
 
 type Money = { value?: string } | string | number | null | undefined
 export type SessionCapture = Pick<CaptureDTO, "id"> & { amount?: unknown; raw_amount?: unknown; created_by?: string | null }
-const ZERO = { units: 0n, scale: 0 }
-/** An amount that is not a number makes the sum NaN: never booked. */
+/** What Medusa left out counts 0 (nothing captured); an amount that is not a number makes the sum NaN: never booked. */
 const sumOf = (amounts: Money[]): string => {
-  let sum = ZERO
-  for (const a of amounts) {
-    const value = parseDecimal(a ?? 0) ?? (a && typeof a === "object" && a.value === undefined ? ZERO : null)
-    if (value === null) return "NaN"
-    sum = add(sum, value)
-  }
-  return toPlain(sum)
+  const sum = sumAmounts(amounts, "zero")
+  return sum ? toPlain(sum) : "NaN"
 }
 
 type StoredSession = PaymentSessionDTO & {
