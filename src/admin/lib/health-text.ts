@@ -52,9 +52,10 @@ export function linkLabelKey(link: string): string {
 }
 
 /** The i18n key of the line saying where alerts go: the admin's notifications (the feed), e-mail, both or neither. */
+/** `alertsEnabled` false stops every alert, e-mails included. */
 export function alertsKey(alerts: { enabled: boolean; email_recipients: number }): string {
-  if (alerts.enabled) return alerts.email_recipients > 0 ? "payin.health.alertsFeedAndEmail" : "payin.health.alertsFeedOnly"
-  return alerts.email_recipients > 0 ? "payin.health.alertsEmailOnly" : "payin.health.alertsOff"
+  if (!alerts.enabled) return "payin.health.alertsOff"
+  return alerts.email_recipients > 0 ? "payin.health.alertsFeedAndEmail" : "payin.health.alertsFeedOnly"
 }
 
 type Figure = Record<string, unknown>

@@ -141,6 +141,11 @@ export function HealthBody({ health }: { health: Health }) {
           <Link to="/settings/payin#payin-section-alerts" className="text-ui-fg-interactive-hover underline">
             {t("payin.health.alertSettings")}
           </Link>
+          {alerts.delivery_error ? (
+            <span className="text-ui-fg-error basis-full" data-testid="payin-health-delivery-error">
+              {t("payin.health.deliveryProblem", { error: alerts.delivery_error })}
+            </span>
+          ) : null}
         </div>
       ) : null}
     </>

@@ -47,6 +47,7 @@ const signal = (id: string, extra: Partial<HealthSignal> = {}): HealthSignal => 
   link: null,
   alerts: true,
   alerted_at: null,
+  alert_error: null,
   ...extra,
 })
 
@@ -149,13 +150,13 @@ describe("the Health section's texts", () => {
     const signals = [...troubled, jobs]
     expect(signals.filter((s) => s.state === "ok").map((s) => s.id)).toEqual([])
     for (const s of signals) {
-      const said = text(language, { ...s, since: AT, alerts: true, alerted_at: null })
+      const said = text(language, { ...s, since: AT, alerts: true, alerted_at: null, alert_error: null })
       expect([s.id, said.known]).toEqual([s.id, true])
       for (const part of [said.title, said.sentence, said.action]) {
         expect([s.id, part]).toEqual([s.id, expect.not.stringMatching(/\{\{|\}\}|undefined|null|NaN|\[object|payin\.health\./)])
       }
     }
-    const ip = text(language, { ...signals.find((s) => s.id === "service_ip")!, since: AT, alerts: true, alerted_at: null })
+    const ip = text(language, { ...signals.find((s) => s.id === "service_ip")!, since: AT, alerts: true, alerted_at: null, alert_error: null })
     expect(ip.action).toContain("127.0.0.1")
   })
 
@@ -202,7 +203,9 @@ describe("the Health section's texts", () => {
       "Alerts go to the admin's notifications and by e-mail (recipients: 2); a signal alerts again after 60 min at the soonest."
     )
     expect(T.en(alertsKey({ enabled: true, email_recipients: 0 }), { recipients: 0, minutes: 60 })).toContain("(no e-mail recipients)")
-    expect(T.ru(alertsKey({ enabled: false, email_recipients: 1 }), { recipients: 1, minutes: 5 })).toContain("только на e-mail (получателей: 1)")
+    // alertsEnabled false stops the e-mails too
+    expect(alertsKey({ enabled: false, email_recipients: 1 })).toBe("payin.health.alertsOff")
+    expect(T.ru(alertsKey({ enabled: false, email_recipients: 1 }))).toBe("Оповещения выключены: ни в уведомления админки, ни на e-mail.")
     expect(T.en(alertsKey({ enabled: false, email_recipients: 0 }))).toBe("Alerts are off: neither the admin's notifications nor e-mail.")
   })
 })

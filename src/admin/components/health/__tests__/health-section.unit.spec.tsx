@@ -23,6 +23,7 @@ const ok = (id: string, group: string, provider_id: string | null = "pp_payin_de
   link: null,
   alerts: true,
   alerted_at: null,
+  alert_error: null,
 })
 
 /** Every signal of the contract, OK (jobs_overdue for the whole plugin). */
@@ -33,7 +34,7 @@ const health = (signals: HealthSignal[]): Health => ({
   checked_at: AT,
   state: signals.some((s) => s.state === "failing") ? "failing" : signals.some((s) => s.state === "warning") ? "warning" : "ok",
   check_interval_seconds: 60,
-  alerts: { enabled: true, email_recipients: 2, min_interval_minutes: 60 },
+  alerts: { enabled: true, email_recipients: 2, min_interval_minutes: 60, delivery_error: null },
   signals,
 })
 
@@ -115,6 +116,16 @@ describe("the Health section", () => {
     expect(html).not.toContain("payin-health-group-")
     expect(html).not.toContain("English")
     expect(html).not.toMatch(/payin\.(health|common)\./)
+  })
+
+  it.each(["en", "ru"] as const)("says when alerts did not go out (a store without a feed provider), in %s", (language) => {
+    const error = 'no notification provider for the "feed" channel, so pay-in alerts do not reach the admin\'s notification panel'
+    const quiet = render(language, health(allOk()))
+    expect(quiet).not.toContain("payin-health-delivery-error")
+    const html = render(language, { ...health(allOk()), alerts: { enabled: true, email_recipients: 1, min_interval_minutes: 60, delivery_error: error } })
+    const line = element(html, "payin-health-delivery-error")
+    expect(line).toContain(language === "en" ? "Some alerts did not go out: " : "Не все оповещения удалось отправить: ")
+    expect(line).toContain("no notification provider for the &quot;feed&quot; channel")
   })
 
   it("with two instances, names each row's instance and suffixes its test id with the provider", () => {
