@@ -148,6 +148,20 @@ export const PAYIN_FLAGS = [
 ] as const
 export type PayinFlag = (typeof PAYIN_FLAGS)[number]
 
+/** An effect past its retries, by effect (health's `effects_failing` counts them). */
+export const EFFECT_FAILED_FLAG = { capture: "capture_failed", cancel_order: "order_cancel_failed" } as const satisfies Record<StatusEffect, PayinFlag>
+export const EFFECT_FAILED_FLAGS: readonly PayinFlag[] = Object.values(EFFECT_FAILED_FLAG)
+
+/** A paid pay-in with one of these is not captured on purpose (health's `paid_not_captured` leaves it out). */
+export const UNCAPTURED_EXPLAINED_FLAGS = [
+  "stray_payment",
+  "late_payment",
+  "unknown_payin",
+  "paid_without_order",
+  "underpayment",
+  "created_mismatch",
+] as const satisfies readonly PayinFlag[]
+
 /**
  * The funnel: every pay-in is in exactly one part, so the parts add up to the pay-ins created.
  * - `paid`: the money arrived (`paid_at` set, which `closed` always has), whatever followed (a dispute)
@@ -189,3 +203,17 @@ export const INSIGHT_FLAGS = {
   stray: { flags: ["stray_payment", "late_payment"], amount: null },
 } as const satisfies Record<string, { flags: readonly PayinFlag[]; amount: string | null }>
 export type InsightFlagFigure = keyof typeof INSIGHT_FLAGS
+
+/**
+ * The currency each of the insights' amounts is counted in: `arrived`, the one the money came in
+ * (the service's `fiatCurrency`; the pay-in's own when it named none); `asked`, the pay-in's own
+ * (what was missing or extra is a part of what was asked). The pay-in counters have no currency.
+ */
+export const INSIGHT_AMOUNT_CURRENCY = {
+  paid: "arrived",
+  received: "arrived",
+  underpaid: "asked",
+  overpaid: "asked",
+  stray: "arrived",
+} as const satisfies Record<"paid" | "received" | InsightFlagFigure, "arrived" | "asked">
+export type InsightAmount = keyof typeof INSIGHT_AMOUNT_CURRENCY

@@ -1,7 +1,8 @@
 // What the Health section says of a signal, in the admin's language: its title, a sentence built
 // from its figure and what fixes it (i18n keys payin.health.signals.<id>.*). The API's English
 // summary and action are shown only for a signal this admin has no text of its own for.
-import { ERROR_OUTCOMES, SIGNAL_GROUPS, SIGNAL_IDS, type SignalGroup, type SignalId } from "../../modules/payin/health/signal-ids"
+import { ERROR_OUTCOMES, SIGNAL_GROUPS, SIGNAL_IDS, type SignalGroup, type SignalId } from "../../modules/payin/signal-ids"
+import { instanceIdOf } from "../../provider-id"
 import type { HealthSignal, HealthState } from "./health-api"
 
 export { SIGNAL_GROUPS, SIGNAL_IDS }
@@ -19,7 +20,7 @@ const STATE_ORDER: Record<HealthState, number> = { failing: 0, warning: 1, ok: 2
 /** The instance id of a provider id ("pp_payin_default" → "default"); null for the plugin's own signals. */
 export function instanceOf(providerId: string | null): string | null {
   if (!providerId) return null
-  return providerId.replace(/^pp_payin_/, "")
+  return instanceIdOf(providerId) ?? providerId
 }
 
 /** The row's test id: `payin-health-signal-<id>`, with `-<provider id>` when the store has more than one instance. */

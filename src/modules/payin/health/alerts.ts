@@ -1,6 +1,7 @@
 // What an alert says: the signal's title, what is wrong, since when, how much is affected, what to do.
 import type { CreateNotificationDTO } from "@medusajs/framework/types"
 import type { HealthAlert } from "./health"
+import { instanceIdOf } from "../../../provider-id"
 import type { SignalId } from "../signal-ids"
 
 export const FEED_TEMPLATE = "payin.health"
@@ -37,7 +38,7 @@ const RECOVERED: Partial<Record<SignalId, string>> = {
 }
 
 export function alertTitle(alert: Pick<HealthAlert, "kind" | "signal">): string {
-  const where = alert.signal.provider_id ? ` (${alert.signal.provider_id.replace(/^pp_payin_/, "")})` : ""
+  const where = alert.signal.provider_id ? ` (${instanceIdOf(alert.signal.provider_id) ?? alert.signal.provider_id})` : ""
   return alert.kind === "failing" ? `Pay-ins: ${TITLES[alert.signal.id]}${where}` : `Pay-ins: ${RECOVERED[alert.signal.id] ?? `resolved: ${TITLES[alert.signal.id]}`}${where}`
 }
 

@@ -3,6 +3,7 @@ import type { Db } from "../db"
 import { type JobRuns, jobOverdue, judgedInterval, pluginJobs } from "../job-runs/job-runs"
 import type { SettingsStore } from "../settings/store"
 import { payinProviderId } from "../../../provider-id"
+import { EFFECT_FAILED_FLAGS, INSIGHT_FLAGS, UNCAPTURED_EXPLAINED_FLAGS } from "../../../status"
 import { HealthCounters } from "./counters"
 import { type HealthState, worstOf } from "../signal-ids"
 import { type CallCount, type ProviderFigures, type Signal, STRAY_DAYS, WINDOW_MINUTES, jobSignal, providerSignals } from "./signals"
@@ -29,7 +30,6 @@ export type HealthReport = {
 /** The last applied webhook of an instance: one step down its own index, however large the inbox (ledger benchmark). */
 export const LAST_APPLIED_SQL = `select max(applied_at) as at from payin_webhook_event where state = 'applied' and provider_id = ? and deleted_at is null`
 
-const NOT_CAPTURABLE_FLAGS = ["stray_payment", "late_payment", "unknown_payin", "paid_without_order", "underpayment", "created_mismatch"]
 const scopeOf = (s: Signal) => s.provider_id ?? PLUGIN_SCOPE
 
 /**
@@ -177,25 +177,25 @@ export class Health {
         [providerId, new Date(+hourAgo - (+hourAgo % 60_000))]
       ),
       db.raw(
-        `select count(*) filter (where not coalesce(flag_kinds && array['capture_failed','order_cancel_failed']::text[], false))::int as waiting,
-                count(*) filter (where flag_kinds && array['capture_failed','order_cancel_failed']::text[])::int as failed,
+        `select count(*) filter (where not coalesce(flag_kinds && ?::text[], false))::int as waiting,
+                count(*) filter (where flag_kinds && ?::text[])::int as failed,
                 (array_agg(coalesce(order_id, cart_id, id) order by next_effect_at))[1:5] as orders
          from payin_transaction
          where effect_pending is not null and provider_id = ? and deleted_at is null
-           and (effect_attempts >= 2 or flag_kinds && array['capture_failed','order_cancel_failed']::text[])`,
-        [providerId]
+           and (effect_attempts >= 2 or flag_kinds && ?::text[])`,
+        [EFFECT_FAILED_FLAGS, EFFECT_FAILED_FLAGS, providerId, EFFECT_FAILED_FLAGS]
       ),
       db.raw(
         `select count(*)::int as count, min(paid_at) as oldest, (array_agg(coalesce(order_id, cart_id, id) order by paid_at))[1:5] as orders
          from payin_transaction
          where provider_id = ? and paid_at is not null and captured_at is null and deleted_at is null and paid_at < ?
            and effect_pending is null and not coalesce(flag_kinds && ?::text[], false)`,
-        [providerId, paidBefore, NOT_CAPTURABLE_FLAGS]
+        [providerId, paidBefore, UNCAPTURED_EXPLAINED_FLAGS]
       ),
       db.raw(
         `select count(*)::int as count from payin_transaction
-         where flag_kinds && array['stray_payment','late_payment']::text[] and provider_id = ? and created_at > ? and deleted_at is null`,
-        [providerId, new Date(+now - STRAY_DAYS * 86_400_000)]
+         where flag_kinds && ?::text[] and provider_id = ? and created_at > ? and deleted_at is null`,
+        [INSIGHT_FLAGS.stray.flags, providerId, new Date(+now - STRAY_DAYS * 86_400_000)]
       ),
       this.settings.provider(instanceId),
     ])

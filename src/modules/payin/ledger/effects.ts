@@ -1,4 +1,4 @@
-import type { PayinFlag, StatusEffect } from "../../../status"
+import { EFFECT_FAILED_FLAG, type PayinFlag, type StatusEffect } from "../../../status"
 import type { Db } from "../db"
 import type { NotificationLog } from "../notification-log/log"
 import { type Written, rowIn } from "./commit"
@@ -140,7 +140,7 @@ export class LedgerEffects {
         [attempts, error.slice(0, 2000), effectRetryDelaySeconds(attempts), ledgerId]
       )
       if (attempts < limit) return nothing
-      const notices = await addFlag(trx, row, effect === "capture" ? "capture_failed" : "order_cancel_failed", { attempts, error })
+      const notices = await addFlag(trx, row, EFFECT_FAILED_FLAG[effect], { attempts, error })
       return { row: notices.length ? await rowIn(trx, ledgerId) : null, notices }
     })
   }
