@@ -1,13 +1,13 @@
-// Insights (issues 26, 27): the daily rollups follow every ledger write (statement-level triggers
+// Insights (issues 26, 27, 39): the daily rollups follow every ledger write (statement-level triggers
 // in the writing transaction) and agree with a full scan of the ledger; every pay-in is in one part
-// of the funnel (status.ts); GET /admin/payin/insights answers the figures (JSON and CSV) that this
-// spec computes from the ledger's rows with the TypeScript rule; the rebuild command goes on after
-// a stop, prints its progress, checks without holding writers and does nothing when up to date.
-// Real Medusa, PostgreSQL, sandbox.
+// of the funnel (status.ts); money counts in the currency it arrived in; GET /admin/payin/insights
+// answers the figures (JSON and CSV) that this spec computes from the ledger's rows with the
+// TypeScript rule; the rebuild command goes on after a stop, prints its progress, checks without
+// holding writers and does nothing when up to date. Real Medusa, PostgreSQL, sandbox.
 import rebuildInsights from "../../src/scripts/rebuild-insights"
 import type { CohortCounts, Insights } from "../../src/modules/payin/insights/insights"
-import { cohortCountsOf } from "../../src/modules/payin/insights/rule"
-import { FUNNEL_PARTS, LEDGER_STATUSES, funnelPartOf } from "../../src/status"
+import { cohortCountsOf, currencyOfAmount } from "../../src/modules/payin/insights/rule"
+import { FUNNEL_PARTS, type InsightAmount, LEDGER_STATUSES, funnelPartOf } from "../../src/status"
 import { parseCsv } from "../support/csv"
 import { storeSpec } from "../support/harness"
 import { control, payinsOfSession } from "../support/sandbox"
@@ -30,6 +30,24 @@ storeSpec({ key: KEY, reloadSettings: true }, (h) => {
     for (const row of rows) for (const [key, n] of Object.entries(cohortCountsOf(row))) totals[key as keyof CohortCounts] += n
     return totals
   }
+  /** The amounts the rows make, per currency (status.ts INSIGHT_AMOUNT_CURRENCY), as numbers. */
+  const amountsOfRows = (rows: any[]) => {
+    const amounts: Record<string, Record<InsightAmount, number>> = {}
+    const add = (row: any, figure: InsightAmount, value: unknown) => {
+      amounts[currencyOfAmount(row, figure)] ??= { paid: 0, underpaid: 0, overpaid: 0, stray: 0, received: 0 }
+      amounts[currencyOfAmount(row, figure)][figure] += Number(value ?? 0)
+    }
+    for (const row of rows) {
+      const arrived = row.paid_at ? row.fiat_amount : 0
+      add(row, "underpaid", row.flags?.underpayment?.missing_amount)
+      add(row, "overpaid", row.flags?.overpayment?.excess_amount)
+      if (row.paid_at) for (const figure of ["paid", "received"] as const) add(row, figure, arrived)
+      if (row.flags?.stray_payment || row.flags?.late_payment) add(row, "stray", arrived)
+    }
+    return amounts
+  }
+  const amountsAsNumbers = (amounts: Insights["amounts"]) =>
+    Object.fromEntries(Object.entries(amounts).map(([currency, a]) => [currency, Object.fromEntries(Object.entries(a).map(([k, v]) => [k, Number(v)]))]))
 
   /** A store day: paid, underpaid after a dispute, expired, a stray payment, pay again saved one. */
   async function storeDay() {
@@ -76,6 +94,7 @@ storeSpec({ key: KEY, reloadSettings: true }, (h) => {
     const sum = (f: (r: any) => number) => rows.reduce((s, r) => s + f(r), 0)
     return {
       totals: countsOfRows(rows),
+      amounts: amountsOfRows(rows),
       received: sum((r) => (paid(r) ? num(r.fiat_amount) : 0)),
       underpaidAmount: sum((r) => num(r.flags?.underpayment?.missing_amount)),
       strayAmount: sum((r) => (flagged(r, "stray_payment") || flagged(r, "late_payment") ? num(r.fiat_amount) : 0)),
@@ -98,6 +117,7 @@ storeSpec({ key: KEY, reloadSettings: true }, (h) => {
     expect(Number(figures.amounts.rub.paid)).toBe(expected.received)
     expect(Number(figures.amounts.rub.underpaid)).toBe(expected.underpaidAmount)
     expect(Number(figures.amounts.rub.stray)).toBe(expected.strayAmount)
+    expect(amountsAsNumbers(figures.amounts)).toEqual(expected.amounts)
     const byKey = (list: { key: string }[]) => [...list].sort((a, b) => a.key.localeCompare(b.key))
     expect(byKey(figures.by_bank)).toEqual(byKey(expected.byBank))
     expect(byKey(figures.by_method)).toEqual(byKey(expected.byMethod))
@@ -129,6 +149,62 @@ storeSpec({ key: KEY, reloadSettings: true }, (h) => {
       const res = await api.get(`/admin/payin/insights?${query}`, h.admin).catch((e: any) => e.response)
       expect([query, res.status]).toEqual([query, 400])
     }
+  })
+
+  it("money paid in another currency counts in the currency it arrived in; what was missing, in the one asked (issue 39)", async () => {
+    const { sandbox, shop } = h
+    const paid = await h.placedOrder()
+    await control(sandbox, "POST", `/_sandbox/transactions/${paid.payin.id}/pay`)
+    // the service closes a placed order's RUB pay-in with dollars: Medusa books none of them
+    const dollars = await h.placedOrder()
+    const closed = { ...sandbox.transaction(dollars.payin.id), status: "closed", fiatAmount: "19.90", fiatCurrency: "USD" }
+    expect((await h.webhook(JSON.stringify(closed))).status).toBe(200)
+    // the service creates the next pay-in in dollars (the store refuses the session), and the shopper pays it all the same
+    await control(sandbox, "POST", "/_sandbox/next-payin", { fiatAmount: "25.00", fiatCurrency: "USD" })
+    expect((await shop.sessionError(await shop.cart(), "pp_payin_default")).status).toBe(400)
+    const [refused] = sandbox.transactions().slice(-1)
+    expect((await control(sandbox, "POST", `/_sandbox/transactions/${refused.id}/pay`)).body).toMatchObject({ status: "closed", fiatCurrency: "USD" })
+    await deliver()
+
+    const rows = (await h.ledger.rows({}, { take: 100 })) as any[]
+    const ofUsd = rows.filter((r) => r.fiat_currency === "USD")
+    expect(ofUsd.map((r) => [r.currency_code, r.fiat_amount, Boolean(r.paid_at)]).sort()).toEqual([["rub", "19.90", true], ["rub", "25.00", true]])
+    const rub = rows.find((r) => r.service_id === paid.payin.id)
+    const asked = rows.find((r) => r.service_id === dollars.payin.id)
+    expect(asked.flags.underpayment).toMatchObject({ reason: "received in another currency", missing_amount: asked.assigned_amount })
+    const order = (await api.get(`/admin/orders/${dollars.orderId}?fields=id,payment_status,summary`, h.admin)).data.order
+    expect([order.payment_status, Number(order.summary.paid_total)]).toEqual(["awaiting", 0])
+
+    const figures = await insights()
+    // the dollars under usd (the refused pay-in's a stray payment: its session was deleted), none of them under rub;
+    // the roubles missing under rub
+    expect(figures.amounts.usd).toEqual({ paid: "44.90", received: "44.90", underpaid: "0", overpaid: "0", stray: "25.00" })
+    expect(figures.amounts.rub.stray).toBe("0")
+    expect(Number(figures.amounts.rub.received)).toBe(Number(rub.fiat_amount))
+    expect(Number(figures.amounts.rub.paid)).toBe(Number(rub.fiat_amount))
+    expect(Number(figures.amounts.rub.underpaid)).toBe(ofUsd.reduce((n, r) => n + Number(r.flags.underpayment?.missing_amount ?? 0), 0))
+    expect(Number(figures.amounts.rub.underpaid)).toBeGreaterThan(0)
+    expect(amountsAsNumbers(figures.amounts)).toEqual(amountsOfRows(rows))
+    expect(figures.days).toEqual([
+      { day: today(), created: rows.length, paid: 3, received: 3, received_amount: { rub: figures.amounts.rub.received, usd: "44.90" } },
+    ])
+    // every other figure is the ledger's, as before
+    expect(figures.totals).toEqual(countsOfRows(rows))
+    expect(figures.totals).toMatchObject({ paid: 3, underpaid: 2 })
+    expect(figures.time_to_pay.count).toBe(3)
+    expect(await payin().rollups.check()).toEqual({ agree: true, differences: 0, rows: rows.length })
+    const csv = parseCsv((await api.get(`/admin/payin/insights?from=${today()}&to=${today()}&format=csv`, h.admin)).data)
+    expect(csv.find((l) => l[0] === "amount" && l[1] === "usd" && l[2] === "received")?.[3]).toBe("44.90")
+    expect(csv.find((l) => l[0] === "day" && l[1] === today() && l[2] === "received_amount.usd")?.[3]).toBe("44.90")
+
+    // the rebuild counts them the same way
+    await payin().rollups.restart()
+    while ((await payin().rollups.batch(2)) > 0);
+    const { rebuild, ...rebuilt } = await insights()
+    const { rebuild: _, ...before } = figures
+    expect(rebuilt).toEqual(before)
+    expect(rebuild).toMatchObject({ pending: false, done: rows.length })
+    expect(await payin().rollups.check()).toEqual({ agree: true, differences: 0, rows: rows.length })
   })
 
   it("the rebuild goes on after a stop, prints its progress and ends with the same rollups", async () => {
@@ -251,9 +327,14 @@ storeSpec({ key: KEY, reloadSettings: true }, (h) => {
       const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
       return (await api.get(`/admin/payin/insights?from=${day(-2)}&to=${day(1)}`, h.admin)).data as Insights
     }
+    // a currency left with rollup rows of zeros (its pay-ins moved or deleted) says nothing
+    const said = (amounts: Record<string, Record<string, number>>) =>
+      Object.fromEntries(Object.entries(amounts).filter(([, a]) => Object.values(a).some((n) => n !== 0)))
     const agrees = async (what: string) => {
       const rows = (await sql("select * from payin_transaction where deleted_at is null")).rows
-      expect([what, (await period()).totals]).toEqual([what, countsOfRows(rows)])
+      const figures = await period()
+      expect([what, figures.totals]).toEqual([what, countsOfRows(rows)])
+      expect([what, said(amountsAsNumbers(figures.amounts))]).toEqual([what, said(amountsOfRows(rows))])
       expect([what, await payin().rollups.check()]).toEqual([what, expect.objectContaining({ agree: true, differences: 0 })])
     }
     // one statement, six pay-ins of one key
@@ -278,6 +359,7 @@ storeSpec({ key: KEY, reloadSettings: true }, (h) => {
       ["status", "status = 'canceled'", 4],
       ["paid_at", "paid_at = now() + interval '2 hours'", 3],
       ["fiat_amount", "fiat_amount = '1700.00'", 2],
+      ["fiat_currency", "fiat_currency = 'USD'", 2],
       ["service_id", "service_id = null", 4],
       ["disputed_at", "disputed_at = now()", 6],
       ["bank", "bank = 'Sberbank'", 2],

@@ -19,7 +19,8 @@ appSpec((h) => {
       .transaction(async (trx: any) => {
         await trx.raw(`insert into payin_transaction (id, provider_id, session_id, service_id, status, amount, raw_amount, currency_code, fiat_amount, fiat_currency, flags, paid_at, status_changed_at)
           values ('payintx_m1', 'pp_payin_default', 'payses_m1', 'svc-m1', 'closed', 1790, '{"value":"1790","precision":20}', 'rub', '895.00', 'RUB', '{"underpayment":{"at":"2026-11-25T00:00:00Z"}}', now(), now()),
-                 ('payintx_m2', 'pp_payin_default', 'payses_m2', 'svc-m2', 'active', 1790, '{"value":"1790","precision":20}', 'rub', '1790.00', 'RUB', null, null, now())`)
+                 ('payintx_m2', 'pp_payin_default', 'payses_m2', 'svc-m2', 'active', 1790, '{"value":"1790","precision":20}', 'rub', '1790.00', 'RUB', null, null, now()),
+                 ('payintx_m3', 'pp_payin_default', 'payses_m3', 'svc-m3', 'closed', 1790, '{"value":"1790","precision":20}', 'rub', '19.90', 'USD', null, now(), now())`)
         // m1 was asked 1,790.00 at creation, recalculated to 895.00 before it closed
         await trx.raw(`insert into payin_status_change (transaction_id, from_status, to_status, source, service_data, created_at)
           values ('payintx_m1', null, 'active', 'create', '{"fiatAmount":"1790.00"}', now() - interval '20 minutes'),
@@ -43,6 +44,14 @@ appSpec((h) => {
         expect(rows).toEqual([
           expect.objectContaining({ id: "payintx_m1", assigned_amount: "1790.00", paid_when_closed: true }),
           expect.objectContaining({ id: "payintx_m2", assigned_amount: "1790.00", paid_at: null }),
+          expect.objectContaining({ id: "payintx_m3", paid_when_closed: true }),
+        ])
+        // the rollups recomputed by the last rule: money in the currency it arrived in
+        const money = (await trx.raw(`select currency_code, sum(paid_amount)::text as paid, sum(received_amount)::text as received, sum(created)::int as created
+          from payin_rollup_day group by currency_code order by currency_code`)).rows
+        expect(money).toEqual([
+          { currency_code: "rub", paid: "895.00", received: "895.00", created: 3 },
+          { currency_code: "usd", paid: "19.90", received: "19.90", created: 0 },
         ])
         throw new Error("rollback")
       })

@@ -3,9 +3,10 @@ import type { Db } from "../db"
 /**
  * The admin's insights, read from the daily rollups (payin_rollup_day, payin_rollup_pay_time)
  * that the ledger's writes keep (statement-level triggers in the writing transaction:
- * Migration20261128100000). A request sums at most a few thousand rollup rows, never the ledger.
- * Days are UTC days; a pay-in counts for the day it was created (its cohort), the money received
- * for the day it arrived (src/api/README.md "Insights" defines each figure).
+ * Migration20261128100000, the rule as Migration20261129100000 has it). A request sums at most a
+ * few thousand rollup rows, never the ledger. Days are UTC days; a pay-in counts for the day it was
+ * created (its cohort), the money received for the day it arrived; money in the currency it arrived
+ * in (src/api/README.md "Insights" defines each figure).
  */
 
 export type InsightsFilters = {
@@ -38,8 +39,10 @@ export type CohortCounts = {
   pay_again_paid: number
 }
 /**
- * Amounts per currency (exact decimal strings): `paid`, what arrived into the period's cohorts
- * (whenever); `received`, what arrived on the period's days (into pay-ins created whenever).
+ * Amounts per currency (lower case; exact decimal strings): `paid`, what arrived into the period's
+ * cohorts (whenever); `received`, what arrived on the period's days (into pay-ins created
+ * whenever). What arrived counts in its own currency, what was missing or extra in the one asked
+ * (status.ts INSIGHT_AMOUNT_CURRENCY).
  */
 export type CurrencyAmounts = Record<string, { paid: string; underpaid: string; overpaid: string; stray: string; received: string }>
 

@@ -1,4 +1,4 @@
-import { INSIGHT_FLAGS, type LedgerStatus, funnelPartOf } from "../../../status"
+import { INSIGHT_AMOUNT_CURRENCY, INSIGHT_FLAGS, type InsightAmount, type LedgerStatus, funnelPartOf } from "../../../status"
 import type { CohortCounts } from "./insights"
 
 /** What the rollups read of a ledger row (the columns the migration's triggers watch). */
@@ -13,13 +13,15 @@ export type RollupRow = {
   pay_again_until?: unknown
   via_pay_again?: boolean | null
   deleted_at?: unknown
+  currency_code?: string
+  fiat_currency?: string | null
 }
 
 const set = (value: unknown) => value !== null && value !== undefined
 
 /**
  * What one pay-in adds to its cohort's counters (the day it was created), as the rollups' SQL
- * (Migration20261128100000) counts it: its funnel part (status.ts), its flags, pay again. A
+ * (Migration20261129100000) counts it: its funnel part (status.ts), its flags, pay again. A
  * deleted pay-in counts for nothing.
  */
 export function cohortCountsOf(row: RollupRow): CohortCounts {
@@ -44,4 +46,13 @@ export function cohortCountsOf(row: RollupRow): CohortCounts {
   }
   if (set(row.deleted_at)) for (const key of Object.keys(counts) as (keyof CohortCounts)[]) counts[key] = 0
   return counts
+}
+
+/**
+ * The currency (lower case) an amount of this pay-in is counted in, as the rollups' SQL
+ * (Migration20261129100000) keys it: status.ts INSIGHT_AMOUNT_CURRENCY.
+ */
+export function currencyOfAmount(row: Pick<RollupRow, "currency_code" | "fiat_currency">, amount: InsightAmount): string {
+  const asked = String(row.currency_code ?? "")
+  return (INSIGHT_AMOUNT_CURRENCY[amount] === "arrived" ? (row.fiat_currency ?? asked) : asked).toLowerCase()
 }

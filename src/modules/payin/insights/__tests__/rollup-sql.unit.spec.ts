@@ -4,7 +4,7 @@
 // needs a new migration.
 import { readdirSync } from "fs"
 import path from "path"
-import { FUNNEL_PARTS, INSIGHT_FLAGS, LEDGER_STATUSES, funnelPartOf } from "../../../../status"
+import { FUNNEL_PARTS, INSIGHT_AMOUNT_CURRENCY, INSIGHT_FLAGS, LEDGER_STATUSES, funnelPartOf } from "../../../../status"
 
 const folder = path.join(__dirname, "..", "..", "migrations")
 
@@ -67,4 +67,62 @@ describe("the rollups' SQL says what src/status.ts says", () => {
     expect([...(compared ?? [])].sort()).toEqual([...read].sort())
     for (const column of ["flags", "captured_at", "pay_again_until", "status", "paid_at"]) expect(read).toContain(column)
   })
+
+  it("each amount goes to the rollup row of the currency status.ts names: what arrived in its own, what was missing or extra in the one asked", async () => {
+    const { sql } = await latestDefining(/function payin_rollup_day_of_ledger\(/)
+    const union = sql.slice(sql.indexOf("from (", sql.indexOf("as received\n")) + "from (".length, sql.lastIndexOf(") d group by"))
+    const branches = union.split(/\bunion all\b/).map((text) => {
+      const [, list, where = ""] = /^\s*select ([\s\S]*?)\s+from v\b(?:\s+where ([\s\S]*))?$/.exec(text.trim()) ?? []
+      const items = splitTopLevel(list ?? "")
+      const column = (name: string) => items.find((i) => i.endsWith(` as ${name}`))?.slice(0, -` as ${name}`.length)
+      return { currency: items[2], where: where.trim(), column }
+    })
+    expect(branches.map((b) => b.currency).sort()).toEqual(["arrived_currency", "arrived_currency", "currency_code"])
+    // the money's currency: the service's, else the pay-in's, both in lower case
+    expect(sql).toContain("lower(x.currency_code) as currency_code, lower(coalesce(x.fiat_currency, x.currency_code)) as arrived_currency")
+    const sameCurrency = /^case when arrived_currency = currency_code then (.+) else 0 end$/
+    for (const [figure, currency] of Object.entries(INSIGHT_AMOUNT_CURRENCY)) {
+      const counted = branches.map((b) => ({ ...b, expr: b.column(`${figure}_amount`) })).filter((b) => b.expr !== "0")
+      expect([figure, counted.length > 0]).toEqual([figure, true])
+      for (const b of counted) {
+        if (currency === "asked") {
+          expect([figure, b.currency, b.expr]).toEqual([figure, "currency_code", expect.not.stringContaining("arrived_currency")])
+          continue
+        }
+        const same = sameCurrency.exec(b.expr ?? "")
+        if (b.currency === "currency_code") {
+          // counted on the pay-in's row only when it arrived in the currency asked; else on a row of its own
+          expect([figure, same]).toEqual([figure, expect.anything()])
+          const other = counted.find((o) => o.currency === "arrived_currency" && o.expr === same![1])
+          expect([figure, other?.where]).toEqual([figure, expect.stringMatching(/^arrived_currency <> currency_code\b/)])
+        } else {
+          expect([figure, b.currency, same]).toEqual([figure, "arrived_currency", null])
+        }
+      }
+    }
+    // a flag figure without an amount of its own sums what arrived; a flag's amount is a part of what was asked
+    for (const [figure, { amount }] of Object.entries(INSIGHT_FLAGS)) {
+      expect([figure, INSIGHT_AMOUNT_CURRENCY[figure as keyof typeof INSIGHT_FLAGS]]).toEqual([figure, amount === null ? "arrived" : "asked"])
+    }
+  })
 })
+
+/** A select list split at its top-level commas (not those inside brackets or quotes). */
+function splitTopLevel(list: string): string[] {
+  const items: string[] = []
+  let depth = 0
+  let quoted = false
+  let start = 0
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i]
+    if (c === "'") quoted = !quoted
+    else if (!quoted && (c === "(" || c === "[")) depth++
+    else if (!quoted && (c === ")" || c === "]")) depth--
+    else if (!quoted && depth === 0 && c === ",") {
+      items.push(list.slice(start, i).trim())
+      start = i + 1
+    }
+  }
+  items.push(list.slice(start).trim())
+  return items
+}
