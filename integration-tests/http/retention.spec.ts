@@ -70,6 +70,16 @@ appSpec((h) => {
     for (const [id, minute] of [["payinhc_OLD", daysAgo(3)], ["payinhc_NEW", new Date()]] as const) {
       await knex()("payin_health_counter").insert({ id, provider_id: PROVIDER, minute, kind: "call:look_up:ok", count: 1, last_at: minute })
     }
+    // webhook deliveries in the minute counters: 30 days old (past the health's hour: folded into
+    // their day's row, not pruned) and now (kept as they are)
+    const deliveries = [
+      ["payinhc_W30A", daysAgo(30), "webhook:accepted", 4, null],
+      ["payinhc_W30R", daysAgo(30), "webhook:refused:signature_mismatch", 2, "signature_mismatch"],
+      ["payinhc_WNOW", new Date(), "webhook:refused:invalid_body", 1, "invalid_body"],
+    ] as const
+    for (const [id, minute, kind, n, detail] of deliveries) {
+      await knex()("payin_health_counter").insert({ id, provider_id: PROVIDER, minute, kind, count: n, last_at: minute, detail })
+    }
   })
 
   it("prunes applied entries and counters past their windows, in batches, and nothing else", async () => {
@@ -81,12 +91,14 @@ appSpec((h) => {
     expect(kept).toHaveLength(9)
 
     const health = async () => (await api.get("/admin/payin/webhook-health", admin)).data.providers.find((p: any) => p.id === "default")
-    expect(await health()).toMatchObject({ rejected: 14, failed: 2 })
+    // the day rows and the minute counts not folded yet: 14 + 2 + 1 refused, 4 accepted
+    expect(await health()).toMatchObject({ rejected: 17, accepted: 4, failed: 2 })
 
     const report = await prunePayinRecords(getContainer(), { batchSize: 3 })
     expect(report).toMatchObject({
       inboxPruned: 7,
       countersPruned: 2,
+      countersFolded: 2,
       healthCountersPruned: 1,
       // inbox: 3 + 3 + 1; counters: 2 (fewer than a batch ends each kind); kept hashes: none due
       batches: 5,
@@ -97,14 +109,18 @@ appSpec((h) => {
     expect(await ids("select id from payin_webhook_event")).toEqual(kept)
     expect(await ids("select id from payin_transaction")).toEqual(ledger)
     expect(await count("payin_status_change")).toBe(history)
-    expect(await ids("select id from payin_health_counter")).toEqual(["payinhc_NEW"])
-    const days = (await knex().raw(`select rejected from payin_webhook_counter order by day`)).rows.map((r: any) => r.rejected)
-    expect(days).toEqual([3, 2])
-    // webhook health counts what is kept
-    expect(await health()).toMatchObject({ rejected: 5, failed: 2 })
+    expect(await ids("select id from payin_health_counter")).toEqual(["payinhc_NEW", "payinhc_WNOW"])
+    const days = (await knex().raw(`select accepted, rejected, last_rejection_reason from payin_webhook_counter order by day`)).rows
+    // the 30-day-old minute counts are in their day's row now: 3 + 2 refused, 4 accepted
+    expect(days).toEqual([
+      { accepted: 4, rejected: 5, last_rejection_reason: "signature_mismatch" },
+      { accepted: 0, rejected: 2, last_rejection_reason: "signature_mismatch" },
+    ])
+    // webhook health counts what is kept, each delivery once: 5 + 2 + 1 refused, 4 accepted
+    expect(await health()).toMatchObject({ rejected: 8, accepted: 4, failed: 2 })
 
     // a second run finds nothing more
-    expect(await prunePayinRecords(getContainer(), { batchSize: 3 })).toMatchObject({ inboxPruned: 0, countersPruned: 0, batches: 3 })
+    expect(await prunePayinRecords(getContainer(), { batchSize: 3 })).toMatchObject({ inboxPruned: 0, countersPruned: 0, countersFolded: 0, batches: 3 })
   })
 
   it("prunes the status history of pay-ins ended more than historyRetentionDays ago, when set: never an open one's, never the ledger", async () => {
@@ -218,7 +234,7 @@ appSpec((h) => {
     }
     knex().on("query", listener)
     try {
-      await h.ledger.inbox.health(PROVIDER)
+      await h.ledger.inbox.deliveries(PROVIDER)
       await h.ledger.inbox.pruneApplied(30, 100)
       await h.ledger.inbox.pruneCounters(90, 100)
     } finally {

@@ -63,7 +63,9 @@ export function ledgerOf(getContainer: () => MedusaContainer) {
       settle: (id: string, outcome: unknown) => payin().inbox.settle(id, outcome),
       /** Writes the counts of duplicates acknowledged from memory (counted in batches). */
       flush: () => payin().inbox.flush(),
-      health: (providerId: string) => payin().inbox.health(providerId),
+      deliveries: (providerId: string) => payin().inbox.deliveries(providerId),
+      /** Folds delivery counts older than `minutes` into the day rows (the retention job's first step). */
+      foldCounters: (minutes: number, limit = 100_000) => payin().inbox.foldCounters(minutes, limit),
       pruneApplied: (days: number, batch: number) => payin().inbox.pruneApplied(days, batch),
       pruneCounters: (days: number, batch: number) => payin().inbox.pruneCounters(days, batch),
       /** What the inbox holds in memory: webhooks being applied, applied ids remembered. */

@@ -57,7 +57,7 @@ async function reconcile(container: MedusaContainer, options: ReconcileOptions):
   const isConfigured = (providerId: string) => {
     if (!configured.has(providerId)) {
       const id = instanceIdOf(providerId)
-      configured.set(providerId, id ? payin.settings.clientFor(id).then(Boolean, () => false) : Promise.resolve(false))
+      configured.set(providerId, id ? payin.clients.clientFor(id).then(Boolean, () => false) : Promise.resolve(false))
     }
     return configured.get(providerId)!
   }

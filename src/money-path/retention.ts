@@ -18,6 +18,8 @@ export type RetentionReport = {
   countersPruned: number
   hashesPruned: number
   historyPruned: number
+  /** Minute counts of webhook deliveries moved into their day's row (older than FOLD_AFTER_MINUTES). */
+  countersFolded: number
   /** The health's minute counters older than HEALTH_COUNTER_DAYS (only the last hour is read). */
   healthCountersPruned: number
   batches: number
@@ -30,6 +32,8 @@ export type RetentionReport = {
 
 export { RETENTION_JOB }
 export const HEALTH_COUNTER_DAYS = 2
+/** Past the health's last hour, with an hour's margin. */
+export const FOLD_AFTER_MINUTES = 120
 const HEALTH_COUNTER_PRUNE_LIMIT = 100_000
 export const RETENTION_SCHEDULE = "*/10 * * * *"
 const RETENTION_LOCK_SECONDS = 9 * 60
@@ -49,6 +53,7 @@ export async function prunePayinRecords(container: MedusaContainer, options: Ret
     countersPruned: 0,
     hashesPruned: 0,
     historyPruned: 0,
+    countersFolded: 0,
     healthCountersPruned: 0,
     batches: 0,
     more: false,
@@ -73,7 +78,9 @@ export async function prunePayinRecords(container: MedusaContainer, options: Ret
   if (counterDays > 0) await drain((n) => payin.inbox.pruneCounters(counterDays, n), (n) => (report.countersPruned += n))
   // the hashes of pruned entries (duplicates stay duplicates) are kept as long as the counters
   if (counterDays > 0) await drain((n) => payin.inbox.pruneHashes(counterDays, n), (n) => (report.hashesPruned += n))
-  // a fixed window, not one of the configured ones: one statement (a busy day is a few thousand rows), not a batch
+  // delivery counts past the health's hour go to their day's row first, then the minute counters
+  // older than a fixed window are dropped: one statement each (a busy day is a few thousand rows)
+  report.countersFolded = await payin.inbox.foldCounters(FOLD_AFTER_MINUTES, HEALTH_COUNTER_PRUNE_LIMIT)
   report.healthCountersPruned = await payin.health.prune(HEALTH_COUNTER_DAYS, HEALTH_COUNTER_PRUNE_LIMIT)
   if (historyDays > 0) {
     const bound = await payin.history.pruneBound(historyDays)

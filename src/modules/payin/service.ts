@@ -111,8 +111,7 @@ class PayinModuleService extends MedusaService({
     this.clients = new ServiceClients(this.settings, (instanceId) =>
       aroundAll(traceServiceCall, observeCalls((call) => this.health.counters.call(payinProviderId(instanceId), call)))
     )
-    this.settings.clientFor = (id) => this.clients.clientFor(id)
-    this.inbox = new WebhookInbox(db, (providerId, reason) => this.health.counters.webhookRefused(providerId, reason))
+    this.inbox = new WebhookInbox(db, this.health.counters)
     this.healthMonitor = new HealthMonitor(
       this.health,
       () => this.healthEnv(),

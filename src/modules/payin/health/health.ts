@@ -4,7 +4,7 @@ import { type JobRuns, jobOverdue, judgedInterval, pluginJobs } from "../job-run
 import type { SettingsStore } from "../settings/store"
 import { payinProviderId } from "../../../provider-id"
 import { EFFECT_FAILED_FLAGS, INSIGHT_FLAGS, UNCAPTURED_EXPLAINED_FLAGS } from "../../../status"
-import { HealthCounters } from "./counters"
+import { HealthCounters, refusedCode } from "../counters/counters"
 import { type HealthState, worstOf } from "../signal-ids"
 import { type CallCount, type ProviderFigures, type Signal, STRAY_DAYS, WINDOW_MINUTES, jobSignal, providerSignals } from "./signals"
 import { type StateRow, nextState } from "./state"
@@ -210,8 +210,9 @@ export class Health {
     const webhookRefusals: ProviderFigures["webhookRefusals"] = []
     for (const r of counters.rows as { kind: string; count: number; total_ms: string; max_ms: number; last_at: Date; detail: string | null }[]) {
       const [source, a, b] = r.kind.split(":")
+      const refused = refusedCode(r.kind)
       if (source === "call") calls.push({ operation: a, outcome: b, count: r.count, total_ms: Number(r.total_ms), max_ms: r.max_ms, last_at: new Date(r.last_at), detail: r.detail })
-      else if (source === "webhook") webhookRefusals.push({ reason: a, count: r.count, last_at: new Date(r.last_at) })
+      else if (refused) webhookRefusals.push({ reason: refused, count: r.count, last_at: new Date(r.last_at) })
     }
     const e = effects.rows[0]
     const u = uncaptured.rows[0]

@@ -238,7 +238,7 @@ const PROVIDER_RULES: Rule[] = [
         state: wrong ? "failing" : "ok",
         figure: { base_url_host: host, production: config.production },
         summary: wrong
-          ? `${name} sends pay-ins to ${host}, a local address (the sandbox?), while NODE_ENV is production: shoppers get details no one pays into`
+          ? `${name} sends pay-ins to ${host}, a local address (the sandbox?), while the store runs in production (NODE_ENV is neither development nor test): shoppers get details no one pays into`
           : `${name} uses ${host ?? "no base URL yet"}`,
         action: "Set the service's production base URL (PAYIN_BASE_URL or Settings → Pay-in → Connection)",
       }

@@ -1,17 +1,19 @@
 import { generateEntityId } from "@medusajs/framework/utils"
 import { createHash } from "crypto"
 import type { Transaction } from "../../../client/schemas"
+import { type DeliveryCounter, WEBHOOK_KIND } from "../counters/counters"
 import type { Db } from "../db"
 
 export type InboxEntry = { id: string; state: InboxState; inserted: boolean }
 export type InboxState = "received" | "applied" | "failed" | "rejected"
-type DeliveryCounts = {
+export type Deliveries = {
   accepted: number
   duplicates: number
   rejected: number
-  lastDeliveryAt: Date | null
-  lastRejectedAt: Date | null
-  reason: string | null
+  failed: number
+  last_delivery_at: Date | null
+  last_failure_at: Date | null
+  last_failure_reason: string | null
 }
 /** `reason` (a short code, e.g. "foreign_payin") is what webhook health shows for a permanent failure. */
 export type InboxOutcome = { ok: true; result: unknown } | { ok: false; error: string; permanent?: boolean; reason?: string }
@@ -27,14 +29,13 @@ export class WebhookInbox {
   private applied_ = new Map<string, string>()
   private inFlight_ = new Map<string, string>()
   private pendingDuplicates_ = new Map<string, number>()
-  private counts_ = new Map<string, DeliveryCounts>()
   private flushTimer_: NodeJS.Timeout | null = null
   private flushing_: Promise<void> = Promise.resolve()
 
   constructor(
     private readonly db: () => Db,
-    /** Each refused delivery, for the health's last-hour figures. */
-    private readonly onRefused: (providerId: string, reason: string) => void = () => undefined
+    /** Every delivery's outcome, in the module's minute counters (one batcher for calls and deliveries). */
+    private readonly counters: { delivery: DeliveryCounter; flush(): Promise<void> }
   ) {}
 
   /** A callback whose canonical payload was seen before only bumps that entry's duplicate count. */
@@ -44,7 +45,8 @@ export class WebhookInbox {
     const known = this.applied_.get(hash)
     if (known) {
       this.pendingDuplicates_.set(known, (this.pendingDuplicates_.get(known) ?? 0) + 1)
-      this.count(providerId, "duplicates")
+      this.scheduleFlush()
+      this.counters.delivery(providerId, "duplicate")
       return { id: known, state: "applied", inserted: false }
     }
     // not stored again when its entry was applied and pruned since (payin_webhook_hash)
@@ -60,10 +62,10 @@ export class WebhookInbox {
     const row = result.rows[0] as InboxEntry | undefined
     if (!row) {
       // a delivery of a callback applied and pruned long ago: a duplicate, never applied again
-      this.count(providerId, "duplicates")
+      this.counters.delivery(providerId, "duplicate")
       return { id: PRUNED_ENTRY_ID, state: "applied", inserted: false }
     }
-    this.count(providerId, row.inserted ? "accepted" : "duplicates")
+    this.counters.delivery(providerId, row.inserted ? "accepted" : "duplicate")
     if (row.state === "applied") {
       this.remember(hash, row.id)
     } else if (row.state !== "rejected") {
@@ -100,7 +102,10 @@ export class WebhookInbox {
         [outcome.error.slice(0, 2000), id]
       )
       // counted as accepted when it arrived: now a refused delivery (counted here only, once)
-      for (const { provider_id } of refused.rows) this.count(provider_id, "refusedAfterVerification", outcome.reason ?? outcome.error)
+      for (const { provider_id } of refused.rows) {
+        this.counters.delivery(provider_id, "accepted", { delta: -1 })
+        this.counters.delivery(provider_id, "refused", { code: outcome.reason, detail: outcome.reason ?? outcome.error })
+      }
     } else {
       // 30 s, 1, 2, 4 … minutes, at most an hour between attempts
       await this.db().raw(
@@ -126,42 +131,23 @@ export class WebhookInbox {
     return result.rows
   }
 
-  /** Kept in memory and added to the day's counter row every few seconds: forged traffic costs one row a day per instance. */
+  /** A request refused before it was stored (forged, unsigned, unreadable): only counted, so forged traffic fills no table. */
   countRejected(providerId: string, reason: string): void {
-    this.count(providerId, "rejected", reason)
+    this.counters.delivery(providerId, "refused", { code: reason, detail: reason })
   }
 
-  private count(providerId: string, kind: "accepted" | "duplicates" | "rejected" | "refusedAfterVerification", reason?: string): void {
-    const counts = this.counts_.get(providerId) ?? { accepted: 0, duplicates: 0, rejected: 0, lastDeliveryAt: null, lastRejectedAt: null, reason: null }
-    const now = new Date()
-    if (kind === "refusedAfterVerification") {
-      counts.accepted--
-      counts.rejected++
-    } else {
-      counts[kind]++
-      counts.lastDeliveryAt = now
-    }
-    if (kind === "rejected" || kind === "refusedAfterVerification") {
-      this.onRefused(providerId, reason && /^[a-z_]{1,40}$/.test(reason) ? reason : "refused")
-      counts.lastRejectedAt = now
-      counts.reason = (reason ?? "").slice(0, 500)
-    }
-    this.counts_.set(providerId, counts)
-    this.scheduleFlush()
-  }
-
-  /** Flushes run one after another, so a caller that flushes during the timer's flush reads the counters after both. */
+  /** Writes the duplicate counts acknowledged from memory and the delivery counters; flushes run one after another. */
   flush(): Promise<void> {
     if (this.flushTimer_) {
       clearTimeout(this.flushTimer_)
       this.flushTimer_ = null
     }
-    const run = this.flushing_.then(() => this.writeCounts())
+    const run = this.flushing_.then(() => this.writeDuplicates()).then(() => this.counters.flush())
     this.flushing_ = run.catch(() => undefined)
     return run
   }
 
-  private async writeCounts(): Promise<void> {
+  private async writeDuplicates(): Promise<void> {
     const duplicates = [...this.pendingDuplicates_.entries()]
     this.pendingDuplicates_.clear()
     for (const [id, count] of duplicates) {
@@ -169,29 +155,46 @@ export class WebhookInbox {
         .raw("update payin_webhook_event set duplicates = duplicates + ?, updated_at = now() where id = ?", [count, id])
         .catch(() => undefined)
     }
-    const pending = [...this.counts_.entries()]
-    this.counts_.clear()
-    for (const [providerId, c] of pending) {
-      const at = (c.lastDeliveryAt ?? c.lastRejectedAt ?? new Date()).toISOString()
-      try {
-        await this.db().raw(
-          `insert into payin_webhook_counter (id, provider_id, day, accepted, duplicates, rejected, last_delivery_at,
-             last_rejected_at, last_rejection_reason)
-           values (?, ?, date_trunc('day', ?::timestamptz at time zone 'UTC') at time zone 'UTC', ?, ?, ?, ?, ?, ?)
-           on conflict (provider_id, day) where deleted_at is null do update set
-             accepted = payin_webhook_counter.accepted + excluded.accepted,
-             duplicates = payin_webhook_counter.duplicates + excluded.duplicates,
-             rejected = payin_webhook_counter.rejected + excluded.rejected,
-             last_delivery_at = greatest(payin_webhook_counter.last_delivery_at, excluded.last_delivery_at),
-             last_rejected_at = greatest(payin_webhook_counter.last_rejected_at, excluded.last_rejected_at),
-             last_rejection_reason = coalesce(excluded.last_rejection_reason, payin_webhook_counter.last_rejection_reason),
-             updated_at = now()`,
-          [generateEntityId(undefined, "payinwc"), providerId, at, c.accepted, c.duplicates, c.rejected, c.lastDeliveryAt, c.lastRejectedAt, c.reason]
-        )
-      } catch {
-        // the counters are informative; losing a batch loses no payment
-      }
-    }
+  }
+
+  /**
+   * Moves delivery counts older than `minutes` (past the health's hour) from the minute counters into
+   * the day's row (payin_webhook_counter), in one statement: never counted twice, never lost.
+   */
+  async foldCounters(minutes: number, limit: number): Promise<number> {
+    const result = await this.db().raw(
+      `with moved as (
+         delete from payin_health_counter where id in (
+           select id from payin_health_counter
+           where kind like 'webhook:%' and deleted_at is null and minute < now() - make_interval(mins => ?)
+           order by minute limit ?)
+         returning provider_id, minute, kind, count, last_at, detail),
+       per_day as (
+         select provider_id, date_trunc('day', minute at time zone 'UTC') at time zone 'UTC' as day,
+                coalesce(sum(count) filter (where kind = ?), 0)::int as accepted,
+                coalesce(sum(count) filter (where kind = ?), 0)::int as duplicates,
+                coalesce(sum(count) filter (where kind like ?), 0)::int as rejected,
+                max(last_at) as last_delivery_at,
+                max(last_at) filter (where kind like ?) as last_rejected_at,
+                (array_agg(coalesce(detail, kind) order by last_at desc) filter (where kind like ?))[1] as reason,
+                count(*)::int as n
+         from moved group by 1, 2),
+       folded as (
+         insert into payin_webhook_counter (id, provider_id, day, accepted, duplicates, rejected, last_delivery_at, last_rejected_at, last_rejection_reason)
+         select 'payinwc_' || replace(gen_random_uuid()::text, '-', ''), provider_id, day, accepted, duplicates, rejected, last_delivery_at, last_rejected_at, reason from per_day
+         on conflict (provider_id, day) where deleted_at is null do update set
+           accepted = payin_webhook_counter.accepted + excluded.accepted,
+           duplicates = payin_webhook_counter.duplicates + excluded.duplicates,
+           rejected = payin_webhook_counter.rejected + excluded.rejected,
+           last_delivery_at = greatest(payin_webhook_counter.last_delivery_at, excluded.last_delivery_at),
+           last_rejected_at = greatest(payin_webhook_counter.last_rejected_at, excluded.last_rejected_at),
+           last_rejection_reason = case when excluded.last_rejected_at >= coalesce(payin_webhook_counter.last_rejected_at, excluded.last_rejected_at)
+             then excluded.last_rejection_reason else payin_webhook_counter.last_rejection_reason end,
+           updated_at = now())
+       select coalesce(sum(n), 0)::int as n from per_day`,
+      [minutes, limit, WEBHOOK_KIND.accepted, WEBHOOK_KIND.duplicate, `${WEBHOOK_KIND.refused}%`, `${WEBHOOK_KIND.refused}%`, `${WEBHOOK_KIND.refused}%`]
+    )
+    return Number(result.rows[0]?.n ?? 0)
   }
 
   /** Applied entries only: received and failed ones still have work to do, rejected ones are kept for inspection. */
@@ -237,17 +240,11 @@ export class WebhookInbox {
     return result.rowCount ?? 0
   }
 
-  async health(providerId: string): Promise<{
-    accepted: number
-    duplicates: number
-    rejected: number
-    failed: number
-    last_delivery_at: Date | null
-    last_failure_at: Date | null
-    last_failure_reason: string | null
-  }> {
+  /** Deliveries of an instance over the kept days: the day rows plus the minute counts not folded into them yet. */
+  async deliveries(providerId: string): Promise<Deliveries> {
     await this.flush()
-    const [counters, failed, lastError] = await Promise.all([
+    const refused = `${WEBHOOK_KIND.refused}%`
+    const [days, minutes, failed, lastError] = await Promise.all([
       this.db().raw(
         `select coalesce(sum(accepted), 0)::int as accepted, coalesce(sum(duplicates), 0)::int as duplicates,
                 coalesce(sum(rejected), 0)::int as rejected, max(last_delivery_at) as last_delivery_at,
@@ -255,6 +252,15 @@ export class WebhookInbox {
                 (array_agg(last_rejection_reason order by last_rejected_at desc nulls last))[1] as last_rejection_reason
          from payin_webhook_counter where provider_id = ? and deleted_at is null`,
         [providerId]
+      ),
+      this.db().raw(
+        `select coalesce(sum(count) filter (where kind = ?), 0)::int as accepted,
+                coalesce(sum(count) filter (where kind = ?), 0)::int as duplicates,
+                coalesce(sum(count) filter (where kind like ?), 0)::int as rejected,
+                max(last_at) as last_delivery_at, max(last_at) filter (where kind like ?) as last_rejected_at,
+                (array_agg(coalesce(detail, kind) order by last_at desc) filter (where kind like ?))[1] as last_rejection_reason
+         from payin_health_counter where provider_id = ? and kind like 'webhook:%' and deleted_at is null`,
+        [WEBHOOK_KIND.accepted, WEBHOOK_KIND.duplicate, refused, refused, refused, providerId]
       ),
       this.db().raw(
         `select count(*)::int as failed from payin_webhook_event
@@ -267,17 +273,20 @@ export class WebhookInbox {
         [providerId]
       ),
     ])
-    const c = counters.rows[0]
+    const [d, m] = [days.rows[0], minutes.rows[0]]
+    const latest = (a: Date | null, b: Date | null) => (!a ? b : !b ? a : new Date(a) >= new Date(b) ? a : b)
+    const lastRejectedAt = latest(d.last_rejected_at, m.last_rejected_at)
+    const lastRejectionReason = lastRejectedAt && m.last_rejected_at && +new Date(lastRejectedAt) === +new Date(m.last_rejected_at) ? m.last_rejection_reason : d.last_rejection_reason
     const e = lastError.rows[0] ?? { last_at: null, last_error: null }
-    const rejectedLater = c.last_rejected_at && (!e.last_at || new Date(c.last_rejected_at) >= new Date(e.last_at))
+    const rejectedLater = lastRejectedAt && (!e.last_at || new Date(lastRejectedAt) >= new Date(e.last_at))
     return {
-      accepted: c.accepted,
-      duplicates: c.duplicates,
-      rejected: c.rejected,
+      accepted: d.accepted + m.accepted,
+      duplicates: d.duplicates + m.duplicates,
+      rejected: d.rejected + m.rejected,
       failed: failed.rows[0].failed,
-      last_delivery_at: c.last_delivery_at,
-      last_failure_at: rejectedLater ? c.last_rejected_at : (e.last_at ?? null),
-      last_failure_reason: rejectedLater ? c.last_rejection_reason : (e.last_error ?? null),
+      last_delivery_at: latest(d.last_delivery_at, m.last_delivery_at),
+      last_failure_at: rejectedLater ? lastRejectedAt : (e.last_at ?? null),
+      last_failure_reason: rejectedLater ? lastRejectionReason : (e.last_error ?? null),
     }
   }
 

@@ -1,7 +1,8 @@
 import { model } from "@medusajs/framework/utils"
 
-// Per provider instance, minute and kind ("call:<operation>:<outcome>", "webhook:<reason>"): what the
-// health's last-hour figures add up, written in batches by every process (health/counters.ts).
+// Per provider instance, minute and kind ("call:<operation>:<outcome>", "webhook:accepted",
+// "webhook:duplicate", "webhook:refused:<code>"): what the health's last-hour figures and the
+// webhook delivery totals add up, written in batches by every process (counters/counters.ts).
 export const PayinHealthCounter = model
   .define("payin_health_counter", {
     id: model.id({ prefix: "payinhc" }).primaryKey(),

@@ -53,13 +53,6 @@ export class SettingsReader {
   /** Where origin changes and unusable keys are reported (never a key). */
   logger: Logger
   resolveHost: Resolve | undefined = undefined
-  /**
-   * The instance's client, or null when it has no key or base URL: the module points it at its
-   * service clients (service-clients/). Kept only for src/money-path/reconcile.ts, which is to ask
-   * `payin.clients.clientFor` itself; then this goes.
-   */
-  clientFor: (id: string) => Promise<unknown> = async () => null
-
   constructor(
     protected readonly db: () => Db,
     protected readonly pluginConfig: PayinPluginOptions,

@@ -11,7 +11,7 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
   const providers = await Promise.all(
     payin.settings.instanceIds().map(async (id) => {
       const providerId = payinProviderId(id)
-      const health = await payin.inbox.health(providerId)
+      const health = await payin.inbox.deliveries(providerId)
       return {
         id,
         provider_id: providerId,

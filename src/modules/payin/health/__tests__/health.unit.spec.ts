@@ -1,5 +1,5 @@
 import { alertDescription, alertNotifications, alertTitle } from "../alerts"
-import { HealthCounters } from "../counters"
+import { HealthCounters } from "../../counters/counters"
 import type { CreateNotificationDTO, INotificationModuleService } from "@medusajs/framework/types"
 import type { HealthAlert } from "../health"
 import { notificationSender } from "../monitor"

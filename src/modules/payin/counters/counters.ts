@@ -10,10 +10,25 @@ type Pending = { provider_id: string; minute: number; kind: string; count: numbe
 /** A service call's outcome as the client saw it (no key, no shopper data). */
 export type CallObservation = { operation: string; outcome: string; ms: number; address?: string | null }
 
+/** What became of a webhook delivery: stored (`accepted`), a `duplicate`, or `refused` with a short code. */
+export type DeliveryOutcome = "accepted" | "duplicate" | "refused"
+export type DeliveryCounter = (providerId: string, outcome: DeliveryOutcome, options?: { code?: string; detail?: string; delta?: number }) => void
+
+/** The kinds of webhook deliveries in payin_health_counter: `webhook:accepted`, `webhook:duplicate`, `webhook:refused:<code>`. */
+export const WEBHOOK_KIND = { accepted: "webhook:accepted", duplicate: "webhook:duplicate", refused: "webhook:refused:" } as const
+const CODE = /^[a-z_]{1,40}$/
+
+/** A refused delivery's code (`refused` when none is given), from a kind; null for any other kind. */
+export function refusedCode(kind: string): string | null {
+  return kind.startsWith(WEBHOOK_KIND.refused) ? kind.slice(WEBHOOK_KIND.refused.length) : null
+}
+
 /**
- * The health's minute counters: every process adds in memory and writes them in one upsert at most
- * every 2 s, so a call or a refused webhook costs no query of its own. A process that dies loses
- * at most its last 2 s of counts, which only the figures miss.
+ * The plugin's minute counters, one kind per row: service calls (the health's figures) and webhook
+ * deliveries (the health's refusals and the webhook delivery totals, folded into daily rows by the
+ * retention job once they are past the health's hour). Every process adds in memory and writes them
+ * in one upsert at most every 2 s, so a call or a delivery costs no query of its own. A process that
+ * dies loses at most its last 2 s of counts.
  */
 export class HealthCounters {
   private pending_ = new Map<string, Pending>()
@@ -26,15 +41,16 @@ export class HealthCounters {
     this.add(providerId, `call:${call.operation}:${call.outcome}`, call.ms, call.address ?? null)
   }
 
-  webhookRefused(providerId: string, reason: string): void {
-    this.add(providerId, `webhook:${reason}`, 0, null)
+  readonly delivery: DeliveryCounter = (providerId, outcome, { code, detail, delta = 1 } = {}) => {
+    const kind = outcome === "refused" ? `${WEBHOOK_KIND.refused}${code && CODE.test(code) ? code : "refused"}` : WEBHOOK_KIND[outcome]
+    this.add(providerId, kind, 0, detail ? detail.slice(0, 500) : null, Date.now(), delta)
   }
 
-  add(providerId: string, kind: string, ms: number, detail: string | null, at = Date.now()): void {
+  add(providerId: string, kind: string, ms: number, detail: string | null, at = Date.now(), delta = 1): void {
     const minute = at - (at % 60_000)
     const key = `${providerId}\n${minute}\n${kind}`
     const entry = this.pending_.get(key) ?? { provider_id: providerId, minute, kind, count: 0, total_ms: 0, max_ms: 0, last_at: at, detail: null }
-    entry.count++
+    entry.count += delta
     const whole = Math.max(0, Math.round(ms))
     entry.total_ms += whole
     entry.max_ms = Math.max(entry.max_ms, whole)
