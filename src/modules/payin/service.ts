@@ -5,6 +5,7 @@ import { errorMessage } from "../../client/errors"
 import { traceServiceCall } from "../../telemetry"
 import { type ConfigLike, configuredBaseUrl, webhookUrl } from "../../webhook-url"
 import type { Db } from "./db"
+import { MinuteCounters } from "./counters/counters"
 import { WebhookInbox } from "./inbox/inbox"
 import { Health, type HealthEnv } from "./health/health"
 import { HealthMonitor, notificationSender } from "./health/monitor"
@@ -71,6 +72,7 @@ class PayinModuleService extends MedusaService({
   readonly rollups: RollupRebuild
   readonly faultPoints: FaultPoints
   readonly health: Health
+  readonly counters: MinuteCounters
   readonly healthMonitor: HealthMonitor
   protected readonly cradle_: Record<string, unknown>
 
@@ -100,18 +102,14 @@ class PayinModuleService extends MedusaService({
       notifications: this.notifications,
     })
     const logger = () => this.cradle_[ContainerRegistrationKeys.LOGGER] as Logger | undefined
-    this.health = new Health(
-      db,
-      this.settings,
-      (this.jobs = new JobRuns(db)),
-      (error) => logger()?.warn(`payin health: writing the minute counters failed: ${errorMessage(error)}`),
-      (key) => this.faultPoints("alert", key)
-    )
-    // every call of an instance's client: its span, then the health's minute counters
+    // service calls and webhook deliveries, counted per minute in one batcher (the health reads them)
+    this.counters = new MinuteCounters(db, (error) => logger()?.warn(`payin: writing the minute counters failed: ${errorMessage(error)}`))
+    this.health = new Health(db, this.settings, (this.jobs = new JobRuns(db)), this.counters, (key) => this.faultPoints("alert", key))
+    // every call of an instance's client: its span, then the minute counters
     this.clients = new ServiceClients(this.settings, (instanceId) =>
-      aroundAll(traceServiceCall, observeCalls((call) => this.health.counters.call(payinProviderId(instanceId), call)))
+      aroundAll(traceServiceCall, observeCalls((call) => this.counters.call(payinProviderId(instanceId), call)))
     )
-    this.inbox = new WebhookInbox(db, this.health.counters)
+    this.inbox = new WebhookInbox(db, this.counters)
     this.healthMonitor = new HealthMonitor(
       this.health,
       () => this.healthEnv(),

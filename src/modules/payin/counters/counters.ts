@@ -30,7 +30,7 @@ export function refusedCode(kind: string): string | null {
  * in one upsert at most every 2 s, so a call or a delivery costs no query of its own. A process that
  * dies loses at most its last 2 s of counts.
  */
-export class HealthCounters {
+export class MinuteCounters {
   private pending_ = new Map<string, Pending>()
   private timer_: NodeJS.Timeout | null = null
   private flushing_: Promise<void> = Promise.resolve()

@@ -4,7 +4,7 @@ import { type JobRuns, jobOverdue, judgedInterval, pluginJobs } from "../job-run
 import type { SettingsStore } from "../settings/store"
 import { payinProviderId } from "../../../provider-id"
 import { EFFECT_FAILED_FLAGS, INSIGHT_FLAGS, UNCAPTURED_EXPLAINED_FLAGS } from "../../../status"
-import { HealthCounters, refusedCode } from "../counters/counters"
+import { type MinuteCounters, refusedCode } from "../counters/counters"
 import { type HealthState, worstOf } from "../signal-ids"
 import { type CallCount, type ProviderFigures, type Signal, STRAY_DAYS, WINDOW_MINUTES, jobSignal, providerSignals } from "./signals"
 import { type StateRow, nextState } from "./state"
@@ -37,17 +37,16 @@ const scopeOf = (s: Signal) => s.provider_id ?? PLUGIN_SCOPE
  * process's check records the states and sends the alerts the state rows say are due.
  */
 export class Health {
-  readonly counters: HealthCounters
   readonly delivery: AlertDelivery
 
   constructor(
     private readonly db: () => Db,
     private readonly settings: SettingsStore,
     private readonly jobs: JobRuns,
-    onCounterError: (error: unknown) => void = () => undefined,
+    /** Flushed before the figures are read: this process's last 2 s of counts included. */
+    private readonly counters: Pick<MinuteCounters, "flush">,
     faultPoint: (key: string) => Promise<void> = async () => undefined
   ) {
-    this.counters = new HealthCounters(db, onCounterError)
     this.delivery = new AlertDelivery(db, faultPoint)
   }
 

@@ -1,5 +1,5 @@
 import { alertDescription, alertNotifications, alertTitle } from "../alerts"
-import { HealthCounters } from "../../counters/counters"
+import { MinuteCounters } from "../../counters/counters"
 import type { CreateNotificationDTO, INotificationModuleService } from "@medusajs/framework/types"
 import type { HealthAlert } from "../health"
 import { notificationSender } from "../monitor"
@@ -262,11 +262,11 @@ describe("alerts", () => {
   })
 })
 
-describe("HealthCounters", () => {
+describe("MinuteCounters", () => {
   it("adds calls per minute and kind in memory and writes them in one upsert", async () => {
     const writes: unknown[][] = []
     const db = { raw: async (_sql: string, values?: unknown[]) => (writes.push(values ?? []), { rows: [] }), transaction: async () => undefined as never }
-    const counters = new HealthCounters(() => db)
+    const counters = new MinuteCounters(() => db)
     const minute = +T0
     counters.add("pp_payin_default", "call:look_up:ok", 10, null, minute + 1_000)
     counters.add("pp_payin_default", "call:look_up:ok", 30, null, minute + 2_000)
@@ -297,7 +297,7 @@ describe("HealthCounters", () => {
       transaction: async () => undefined as never,
     }
     const errors: unknown[] = []
-    const counters = new HealthCounters(() => db, (e) => errors.push(e))
+    const counters = new MinuteCounters(() => db, (e) => errors.push(e))
     counters.add("pp_payin_default", "webhook:signature_mismatch", 0, null, +T0)
     await counters.flush()
     expect(errors).toHaveLength(1)

@@ -1,4 +1,4 @@
-import { HealthCounters } from "../../counters/counters"
+import { MinuteCounters } from "../../counters/counters"
 import { WebhookInbox } from "../inbox"
 
 /**
@@ -20,7 +20,7 @@ describe("WebhookInbox.flush", () => {
         return { rows: [] }
       },
     }
-    const inbox = new WebhookInbox(() => db as any, new HealthCounters(() => db as any))
+    const inbox = new WebhookInbox(() => db as any, new MinuteCounters(() => db as any))
     inbox.countRejected("pp_payin_default", "first")
     const timerFlush = inbox.flush()
     // the timer's flush is writing (its counts taken) when more arrive and health flushes
@@ -43,7 +43,7 @@ describe("WebhookInbox.flush", () => {
         return { rows: [] }
       },
     }
-    const inbox = new WebhookInbox(() => db as any, new HealthCounters(() => db as any))
+    const inbox = new WebhookInbox(() => db as any, new MinuteCounters(() => db as any))
     await inbox.receive("pp_payin_default", { id: "tx_1", status: "active" } as any, "{}")
     await inbox.settle("payinwh_1", { ok: false, error: "another account's pay-in", permanent: true, reason: "foreign_payin" })
     await inbox.flush()
