@@ -17,6 +17,7 @@ import type { Transaction } from "../../src/client/schemas"
 import type { RunningSandbox } from "../../src/sandbox"
 import { TEST_ADMIN } from "../support/admin"
 import { adminToken, capturedExactlyOnce, deliverTimed, orderPaymentStatuses, paymentsOfSessions } from "../support/faults"
+import { envForFile } from "../support/env"
 import { appSpec } from "../support/harness"
 import { MedusaProcess, appDir, eventually, startMedusa } from "../support/medusa-process"
 import { OwnRedis, redisKeys, startOwnRedis } from "../support/redis"
@@ -36,17 +37,14 @@ const HANG_MS = 30_000
 let sandbox: RunningSandbox
 let redis: OwnRedis
 
-const savedEnv = { ...process.env }
 beforeAll(async () => {
   redis = await startOwnRedis()
-  // the runner's app in this process: no jobs, no Redis, nothing applied here
-  process.env.MEDUSA_WORKER_MODE = "server"
 })
 afterAll(async () => {
   await redis?.stop()
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key]
-  Object.assign(process.env, savedEnv)
 })
+// the runner's app in this process: no jobs, no Redis, nothing applied here
+envForFile({ MEDUSA_WORKER_MODE: "server" })
 // The service retries a delivery that got no 2xx (1 s, 2 s, 4 s, then every 8 s for a minute) and
 // waits for an answer longer than the route's deadline, so that a hang is seen as one.
 sandboxForApp(

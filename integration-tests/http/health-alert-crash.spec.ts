@@ -9,6 +9,7 @@ import { mkdtempSync, writeFileSync } from "fs"
 import os from "os"
 import path from "path"
 import { Modules } from "@medusajs/framework/utils"
+import { envForFile } from "../support/env"
 import { storeSpec } from "../support/harness"
 import { type MedusaProcess, eventually, startMedusa } from "../support/medusa-process"
 import { control } from "../support/sandbox"
@@ -20,15 +21,8 @@ const WRONG_KEY = "alert-crash-not-the-key-9876543"
 const OPS = "ops@payin.test"
 const PROVIDER = "pp_payin_default"
 
-const savedEnv = { ...process.env }
-beforeAll(() => {
-  // this process's own timer stays quiet: the test runs its checks by hand
-  Object.assign(process.env, { MEDUSA_WORKER_MODE: "server", PAYIN_HEALTH_CHECK_INTERVAL_SECONDS: "3600" })
-})
-afterAll(() => {
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key]
-  Object.assign(process.env, savedEnv)
-})
+// this process's own timer stays quiet: the test runs its checks by hand
+envForFile({ MEDUSA_WORKER_MODE: "server", PAYIN_HEALTH_CHECK_INTERVAL_SECONDS: "3600" })
 
 storeSpec({ key: KEY, providerIds: [PROVIDER] }, (h, { dbConfig }) => {
   it("an alert sent by a process killed before recording it is sent again under the same keys: one feed notification and one e-mail per incident", async () => {

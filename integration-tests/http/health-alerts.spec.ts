@@ -16,6 +16,7 @@ import { Modules } from "@medusajs/framework/utils"
 import { RECONCILE_JOB } from "../../src/money-path/reconcile"
 import { overdueAfterMs } from "../../src/modules/payin/job-runs/job-runs"
 import { NO_FEED_PROVIDER } from "../../src/medusa"
+import { envForFile } from "../support/env"
 import { storeSpec } from "../support/harness"
 import { type MedusaProcess, eventually, startMedusa } from "../support/medusa-process"
 import { control } from "../support/sandbox"
@@ -29,18 +30,11 @@ const PROVIDER = "pp_payin_default"
 /** Settings are cached 5 s in each process and the health timer wakes at least every 5 s (README "Health and alerts"). */
 const SETTING_TAKEN_UP_MS = 10_000
 
-const savedEnv = { ...process.env }
-beforeAll(() => {
-  Object.assign(process.env, {
-    MEDUSA_WORKER_MODE: "server",
-    PAYIN_TEST_NOTIFICATION_CHANNELS: "email",
-    PAYIN_HEALTH_CHECK_INTERVAL_SECONDS: "60",
-    PAYIN_RECONCILE_INTERVAL_SECONDS: "300",
-  })
-})
-afterAll(() => {
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key]
-  Object.assign(process.env, savedEnv)
+envForFile({
+  MEDUSA_WORKER_MODE: "server",
+  PAYIN_TEST_NOTIFICATION_CHANNELS: "email",
+  PAYIN_HEALTH_CHECK_INTERVAL_SECONDS: "60",
+  PAYIN_RECONCILE_INTERVAL_SECONDS: "300",
 })
 
 storeSpec({ key: KEY, providerIds: [PROVIDER] }, (h, { dbConfig }) => {

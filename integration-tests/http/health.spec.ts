@@ -29,6 +29,7 @@ import { PAYIN_MODULE } from "../../src/modules/payin/key"
 import type PayinModuleService from "../../src/modules/payin/service"
 import { TEST_ADMIN } from "../support/admin"
 import { adminToken, capturedExactlyOnce, paymentsOfSessions } from "../support/faults"
+import { envForFile } from "../support/env"
 import { appSpec } from "../support/harness"
 import { MedusaProcess, eventually, startMedusa } from "../support/medusa-process"
 import { RunningRedis, startRedis } from "../support/redis"
@@ -51,20 +52,14 @@ const PROVIDER = "pp_payin_default"
 let sandbox: RunningSandbox
 let redis: RunningRedis
 
-const savedEnv = { ...process.env }
 beforeAll(async () => {
   redis = await startRedis()
-  Object.assign(process.env, {
-    // the runner's app in this process: a server (no jobs), which checks health like the others
-    MEDUSA_WORKER_MODE: "server",
-    PAYIN_HEALTH_CHECK_INTERVAL_SECONDS: String(CHECK_SECONDS),
-  })
 })
 afterAll(async () => {
   await redis?.stop()
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key]
-  Object.assign(process.env, savedEnv)
 })
+// the runner's app in this process: a server (no jobs), which checks health like the others
+envForFile({ MEDUSA_WORKER_MODE: "server", PAYIN_HEALTH_CHECK_INTERVAL_SECONDS: String(CHECK_SECONDS) })
 sandboxForApp(KEY, { requisitesPerMethod: 1000, webhookUrl: null }, (s) => (sandbox = s))
 
 type Signal = {

@@ -21,6 +21,7 @@ import type { Transaction } from "../../src/client/schemas"
 import { sign } from "../../src/client/signature"
 import type { RunningSandbox } from "../../src/sandbox"
 import { adminHeaders } from "../support/admin"
+import { envForFile } from "../support/env"
 import { PAYIN_EVENTS, appSpec } from "../support/harness"
 import { MedusaProcess, appDir, eventually, pool, shuffle, startMedusa } from "../support/medusa-process"
 import { RunningRedis, startRedis } from "../support/redis"
@@ -63,21 +64,15 @@ const handled = (): { name: string; id: string; mode: string; pid: number }[] =>
         .map((l) => JSON.parse(l))
     : []
 
-const savedEnv = { ...process.env }
 beforeAll(async () => {
   redis = await startRedis()
-  Object.assign(process.env, {
-    // the runner's app in this process: no jobs, nothing applied here
-    MEDUSA_WORKER_MODE: "server",
-    PAYIN_ENCRYPTION_KEY: "topology-encryption-secret-0123456789",
-  })
 })
 afterAll(async () => {
   await redis?.stop()
-  for (const key of Object.keys(process.env)) if (!(key in savedEnv)) delete process.env[key]
-  Object.assign(process.env, savedEnv)
   rmSync(work, { recursive: true, force: true })
 })
+// the runner's app in this process: no jobs, nothing applied here
+envForFile({ MEDUSA_WORKER_MODE: "server", PAYIN_ENCRYPTION_KEY: "topology-encryption-secret-0123456789" })
 sandboxForApp(KEY, { requisitesPerMethod: 1000, webhookUrl: null }, (s) => (sandbox = s))
 
 async function deliver(url: string, body: string, key: string): Promise<{ status: number; text: string; ms: number }> {
