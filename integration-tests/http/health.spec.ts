@@ -156,10 +156,9 @@ appSpec((h, { dbConfig }) => {
         return found[0]
       }
       /**
-       * The one failing alert of an incident, and the incident as both servers show it once its
-       * state row is recorded: failing since the alert's `since`, alerted. (The alert is written
-       * by the Notification Module while the check that sends it still holds the state row: a GET
-       * in between shows the signal failing "since" its own checked_at, as the contract says.)
+       * The one failing alert of an incident, and the incident as both servers show it: failing
+       * since the alert's `since`, alerted. (The state row is recorded before the alert is sent, so
+       * by the time the alert exists both servers read the incident from it.)
        */
       const alertedIncident = async (id: string): Promise<{ alert: Notification; signal: Signal }> => {
         const alert = await oneAlert(id, "failing")
