@@ -13,9 +13,13 @@ const frame = (width: number) => ({ width, height: 220, legend: { show: false },
 const BLUE = "#3b82f6"
 const GREEN = "#10b981"
 
-/** Every UTC day of the period with what was received that day (0 on a day without any), in the first currency. */
+/**
+ * Every UTC day of the period with what was received that day (0 on a day without any), in the
+ * currency money arrived in on the most days (the store's own, not one a shopper paid in once).
+ */
 export function dailySeries(figures: Insights): { days: number[]; amounts: number[]; currency: string | null } {
-  const currency = Object.keys(figures.amounts)[0] ?? null
+  const daysIn = (c: string) => figures.days.filter((d) => d.received_amount[c] !== undefined).length
+  const currency = Object.keys(figures.amounts).reduce<string | null>((best, c) => (best === null || daysIn(c) > daysIn(best) ? c : best), null)
   const byDay = new Map(figures.days.map((d) => [d.day, d]))
   const days: number[] = []
   const amounts: number[] = []
