@@ -412,7 +412,10 @@ medusaIntegrationTestRunner({
         const raw = rows[0]["QUERY PLAN"]
         const nodes = walk((typeof raw === "string" ? JSON.parse(raw) : raw)[0].Plan)
         const scans = nodes.filter((n) => n["Relation Name"] === "payin_webhook_event").map((n) => `${n["Node Type"]} ${n["Scan Direction"] ?? ""} on ${n["Index Name"] ?? "the table"}`.replace(/\s+/g, " "))
-        expect(scans).toEqual([expect.stringMatching(/^Index (Only )?Scan \w+ on IDX_payin_webhook_event_provider_id_applied_at$/)])
+        // the quiet one from its own index (the whole inbox's would be read to its end); the filled
+        // one may take either index, each ending at its first row
+        const index = who === "quiet" ? "IDX_payin_webhook_event_provider_id_applied_at" : "IDX_payin_webhook_event_\\w+"
+        expect(scans).toEqual([expect.stringMatching(new RegExp(`^Index (Only )?Scan \\w+ on ${index}$`))])
         const t = performance.now()
         for (let i = 0; i < REQUESTS; i++) await knex.raw(LAST_APPLIED_SQL, [providerId])
         log(`health: last applied webhook of the ${who} instance with ${inboxEntries.toLocaleString("en")} inbox entries: ${scans.join(", ")}, ${ms((performance.now() - t) / REQUESTS)} per read`)

@@ -9,6 +9,7 @@
 //     admin's webhook health;
 //   - on a filled inbox its statements and webhook health's counts read through indexes (EXPLAIN).
 // No timing assertions.
+import { LAST_APPLIED_SQL } from "../../src/modules/payin/health/health"
 import { prunePayinRecords, prunePayinRecordsScheduled, RETENTION_JOB } from "../../src/money-path/retention"
 import { adminHeaders } from "../support/admin"
 import { planNodesOn } from "../support/explain"
@@ -251,5 +252,11 @@ appSpec((h) => {
     expect(statements.some((s) => /sum\(accepted\)[\s\S]*from payin_webhook_counter/.test(s.sql))).toBe(true)
     // the prune selection walks the partial index of applied entries by age
     expect(plans.find((p) => p.sql.includes("with doomed"))!.types).toContain("Index Scan")
+    // the health's last applied webhook of an instance with none in this inbox: one step down its
+    // own index, not the whole inbox's applied entries read to their end
+    const { rows } = await knex().raw(`explain (format json) ${LAST_APPLIED_SQL.replace("?", "'pp_payin_quiet'")}`)
+    const plan = JSON.stringify(rows[0]["QUERY PLAN"])
+    expect(plan).toContain('"Index Name":"IDX_payin_webhook_event_provider_id_applied_at"')
+    expect(plan).not.toContain("Seq Scan")
   })
 })
