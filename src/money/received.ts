@@ -10,6 +10,16 @@ export type MoneyRow = SessionAmountRow & {
   currency_code: string
   /** The amount the service assigned at creation (inside a fiatAmountRange it may differ from the session amount). */
   assigned_amount?: string | null
+  flag_kinds?: readonly string[] | null
+}
+
+/**
+ * What the shopper was asked, in the currency asked: the amount the service assigned, unless the
+ * store refused that assignment (`created_mismatch`: another currency, or outside the range asked),
+ * then the session amount.
+ */
+export function askedAmount(row: MoneyRow): string {
+  return row.assigned_amount && !row.flag_kinds?.includes("created_mismatch") ? row.assigned_amount : sessionAmount(row)
 }
 
 export type PaidRow = MoneyRow & {
@@ -34,7 +44,7 @@ export function compareReceived(
   row: MoneyRow,
   tx: ServiceAmount
 ): { flag: Extract<PayinFlag, "underpayment" | "overpayment">; details: Record<string, unknown> } | null {
-  const assigned = row.assigned_amount ?? sessionAmount(row)
+  const assigned = askedAmount(row)
   const details = {
     assigned_amount: assigned,
     received_amount: tx.fiatAmount,

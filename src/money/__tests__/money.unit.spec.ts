@@ -251,6 +251,17 @@ describe("what is captured", () => {
     )
   })
 
+  it("counts what is missing in the currency asked when the service had created the pay-in in another currency (created_mismatch)", () => {
+    // the service assigned 25.00 USD for a 1,790 RUB session: the store refused it; paid in USD
+    const r = { ...row("1790.00"), assigned_amount: "25.00", flag_kinds: ["created_mismatch"] }
+    expect(compareReceived(r, { fiatAmount: "25.00", fiatCurrency: "USD" })).toMatchObject({
+      flag: "underpayment",
+      details: { assigned_amount: "1790.00", currency: "RUB", received_currency: "USD", missing_amount: "1790.00", captured_amount: "0" },
+    })
+    // an assignment the store kept (inside the range asked) stays what was asked
+    expect(compareReceived({ ...r, flag_kinds: [] }, { fiatAmount: "20.00", fiatCurrency: "USD" })!.details).toMatchObject({ missing_amount: "25.00" })
+  })
+
   it("is nothing before payment or after the store ended the pay-in", () => {
     const paid = { ...row("1790.00"), paid_at: new Date(), store_canceled_at: null, fiat_amount: "895.00", fiat_currency: "RUB" }
     expect(capturableAmount(paid)).toBe("895")
