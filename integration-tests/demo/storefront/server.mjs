@@ -49,7 +49,7 @@ function page(config, nonce) {
 <title>Pay-in demo store</title>
 <link rel="icon" href="data:,">
 <style nonce="${nonce}">
-:root{--shop-fg:#16181d;--shop-muted:#4b5160;--shop-bg:#f5f6f8;--shop-card:#fff;--shop-accent:#1d4ed8;--shop-border:#d0d4dc}
+:root{--shop-fg:#16181d;--shop-muted:#4b5160;--shop-bg:#f5f6f8;--shop-card:#fff;--shop-accent:#1d4ed8;--shop-focus:#b45309;--shop-border:#d0d4dc}
 *{box-sizing:border-box}body{margin:0;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:var(--shop-bg);color:var(--shop-fg);line-height:1.45}
 </style>
 </head>
