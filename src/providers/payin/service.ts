@@ -34,7 +34,7 @@ import { LEDGER_ONLY_STATUSES } from "../../status"
 import { capturedWith, sessionOf } from "../../medusa"
 import { type AskedSession, authorizeAnswer } from "./answer"
 import { payinError } from "./payin-error"
-import { buildPayinRequest, fiatAmountOf, toMedusaError } from "./request"
+import { buildPayinRequest, fiatAmountOf, redact, toMedusaError } from "./request"
 import { PayinSessionData, toSessionData } from "./session-data"
 import {
   type CreationContext,
@@ -263,21 +263,33 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     return { data: { ...data, payin_status: row.status } }
   }
 
-  /** Throws for a paid pay-in: Medusa's compensations cancel the Payment, and a canceled one is never captured. */
+  /**
+   * Throws for a paid pay-in: Medusa's compensations cancel the Payment, and a canceled one is never captured.
+   * Answers "canceled" only once the ledger has it: Medusa records the cancel on any answer and retries only a throw.
+   */
   async cancelPayment(input: CancelPaymentInput): Promise<CancelPaymentOutput> {
     const data = (input.data ?? {}) as Data
-    const row = await this.findRow(data).catch(() => null)
+    const row = await this.findRow(data).catch((error: unknown) => {
+      throw this.cancelNotRecorded("The pay-in could not be read", error)
+    })
     if (row?.paid_at) {
       this.logger.warn(`payin: refused a cancel of ${row.id}: the pay-in is paid (the money arrived)`)
       throw payinError(MedusaError.Types.NOT_ALLOWED,
         "The shopper's money for this pay-in arrived: its payment cannot be canceled. Capture it, or refund it once captured", "payin_paid")
     }
     if (row) {
-      await this.payin.ledger
-        .markEndedByStore(row.id, "payment canceled in Medusa")
-        .catch((e: unknown) => this.logger.warn(`payin: could not record cancellation of ${row.id}: ${String(e)}`))
+      await this.payin.ledger.markEndedByStore(row.id, "payment canceled in Medusa").catch((error: unknown) => {
+        throw this.cancelNotRecorded(`The cancel of pay-in ${row.id} could not be recorded`, error)
+      })
     }
     return { data: { ...data, payin_canceled: true } }
+  }
+
+  /** The detail goes to the log (redacted), never into the error Medusa shows. */
+  private cancelNotRecorded(what: string, error: unknown): MedusaError {
+    const detail = redact(error instanceof Error ? error.message : String(error), [this.options_.apiKey])
+    this.logger.error(`payin (${this.providerId}): ${what}: ${detail}`)
+    return new MedusaError(MedusaError.Types.UNEXPECTED_STATE, `${what}: the payment was not canceled. Try again`)
   }
 
   async refundPayment(input: RefundPaymentInput): Promise<RefundPaymentOutput> {
