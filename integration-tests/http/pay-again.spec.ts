@@ -308,7 +308,7 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
     }
   })
 
-  it("the service refuses the new details: the order's ended pay-in is its session again, no other pay-in is opened; the next try works", async () => {
+  it("the service refuses the new details: the ended pay-in is not brought back, no other pay-in is opened; the next try works", async () => {
     await payAgainOn(2)
     const { orderId } = await h.placedOrder()
     await expire()
@@ -317,13 +317,15 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
     sandbox.setFaults([{ route: "POST /payment/trading/pay-in", status: 409, code: "REQUISITES_UNAVAILABLE", count: 1 }])
     const refused = await payAgain({ order_id: orderId })
     expect(refused.data.code).toBe("payin_requisites_unavailable")
-    // Medusa deleted the ended pay-in's session, then re-created it from its data (compensation):
-    // the same pay-in again, nothing more asked of the service
+    // Medusa deleted the ended pay-in's session, then tried to re-create it from its data
+    // (compensation): refused as any copy of an ended pay-in, so nothing is asked of the service
+    // and the order's payment collection keeps no session standing for a pay-in nobody can pay
     expect(sandbox.transactions()).toHaveLength(atService)
     const rows = await h.ledger.rows({ payment_collection_id: first.payment_collection_id })
     expect(rows.filter((r: any) => r.service_id).map((r: any) => r.service_id)).toEqual([first.service_id])
-    const [session] = await getContainer().resolve(Modules.PAYMENT).listPaymentSessions({ payment_collection_id: first.payment_collection_id })
-    expect(await h.ledger.rows({ service_id: first.service_id })).toEqual([expect.objectContaining({ session_id: session.id, session_deleted_at: null })])
+    expect(await getContainer().resolve(Modules.PAYMENT).listPaymentSessions({ payment_collection_id: first.payment_collection_id })).toEqual([])
+    expect(await h.ledger.row({ id: first.id })).toMatchObject({ session_id: first.session_id, session_deleted_at: expect.anything(), status: first.status })
+    expect((await status(orderId)).payin).toMatchObject({ payin_id: first.service_id, state: "expired" })
     expect((await status(orderId)).pay_again).toEqual({ until: expect.any(String) })
 
     const again = await payAgain({ order_id: orderId })

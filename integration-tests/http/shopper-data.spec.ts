@@ -5,8 +5,10 @@
 // API only, as an attacker would, and asserted on Medusa's own records (payments, orders).
 import { readFileSync } from "fs"
 import path from "path"
+import { PROVIDER_KEYS } from "../../src/providers/payin/storefront-data"
 import type { RunningSandbox } from "../../src/sandbox"
 import { storeSpec } from "../support/harness"
+import { eventually } from "../support/medusa-process"
 import { control, payinsOfSession } from "../support/sandbox"
 import type { Storefront } from "../support/storefront"
 
@@ -140,6 +142,83 @@ storeSpec({ key: KEY }, (h) => {
       expect(refused.status).toBe(400)
       expect(refused.data.message).toMatch(/^Unknown payment data field\(s\): .*payin_ledger_id/)
     }
+  })
+
+  /** A cart whose pay-in session Medusa deleted (the total changed and changed back): its pay-in live, the copy of its data. */
+  const deletedSession = async () => {
+    const cartId = await shop.cart()
+    const first = await plain(() => shop.session(cartId, "pp_payin_default", { method: "card" }))
+    await setQuantity(cartId, 2)
+    await setQuantity(cartId, 1)
+    const ledgerId = first.data.payin_ledger_id as string
+    expect(await h.ledger.row({ id: ledgerId })).toMatchObject({ session_id: first.id, session_deleted_at: expect.anything() })
+    const own = Object.fromEntries(Object.entries(first.data as Record<string, unknown>).filter(([k]) => k !== "session_id"))
+    return { cartId, first, ledgerId, own, collectionId: first.payment_collection_id as string }
+  }
+  const sessionsOf = async (collectionId: string) =>
+    sql("select id, data from payment_session where payment_collection_id = ? and deleted_at is null", [collectionId])
+
+  it("a copy of a deleted session's data is checked as any data: bad URLs, locale or extra keys are refused; Medusa's Payment holds none", async () => {
+    const { cartId, first, ledgerId, own, collectionId } = await deletedSession()
+    const origin = (await h.payin().settings.providerOptions("default"))!.allowedRedirectOrigins[0]
+    for (const bad of [
+      { success_url: "javascript:alert(document.cookie)" },
+      { failure_url: "https://evil.example/phish" },
+      { locale: "not-a-locale" },
+      { junk: "x".repeat(20_000) },
+      { payin_note: "mine" },
+    ]) {
+      const refused = await createSession(collectionId, { ...own, ...bad })
+      expect([Object.keys(bad)[0], refused.status]).toEqual([Object.keys(bad)[0], 400])
+      expect(refused.data.message).toMatch(/\(payin_invalid_data\)$/)
+    }
+    // nothing was restored or stored: the pay-in still waits for its deleted session's copy
+    expect(await h.ledger.row({ id: ledgerId })).toMatchObject({ session_id: first.id, session_deleted_at: expect.anything() })
+    expect(await sessionsOf(collectionId)).toHaveLength(0)
+
+    // the copy with allowed data gets the pay-in back, nothing asked of the service
+    const restored = await createSession(collectionId, { ...own, success_url: `${origin}/thanks` })
+    expect(restored.status).toBe(200)
+    const [session] = await sessionsOf(collectionId)
+    expect(session.data).toMatchObject({ payin_id: first.data.payin_id, session_id: session.id, success_url: `${origin}/thanks` })
+    expect(sandbox.transactions()).toHaveLength(1)
+
+    // placed and paid: the Payment Medusa books carries the session's data, none of the refused keys
+    const completed = await shop.complete(cartId)
+    expect(completed.data.type).toBe("order")
+    await control(sandbox, "POST", `/_sandbox/transactions/${first.data.payin_id}/pay`)
+    await h.deliver()
+    const payment = await eventually("the order's captured payment", async () => {
+      const [captured] = await h.paymentsOf(session.id, ["id", "data", "captures.amount"])
+      return captured?.captures?.length ? captured : null
+    })
+    expect(payment.captures.map((c: any) => Number(c.amount))).toEqual([1790])
+    const allowed = ["method", "bank", "success_url", "failure_url", "locale", "session_id", ...PROVIDER_KEYS]
+    expect(Object.keys(payment.data).filter((k) => !allowed.includes(k))).toEqual([])
+    expect(payment.data).toMatchObject({ payin_id: first.data.payin_id, success_url: `${origin}/thanks` })
+  })
+
+  it("a copy of a pay-in that expired or the store ended is refused: the pay-in stays ended, none is opened", async () => {
+    const expired = await deletedSession()
+    await control(sandbox, "POST", "/_sandbox/clock/advance", { seconds: 901 })
+    await h.deliver()
+    const ended = await h.ledger.row({ id: expired.ledgerId })
+    expect(ended.status).not.toBe("active")
+    const refused = await createSession(expired.collectionId, expired.own)
+    expect(refused.status).toBe(400)
+    expect(refused.data.message).toMatch(/\(payin_invalid_data\)$/)
+    expect(await h.ledger.row({ id: expired.ledgerId })).toMatchObject({ session_id: expired.first.id, session_deleted_at: expect.anything(), status: ended.status })
+    expect(await sessionsOf(expired.collectionId)).toHaveLength(0)
+    expect(sandbox.transactions()).toHaveLength(1)
+
+    // live at the service, but the store ended it (a canceled payment): never shown again
+    const storeEnded = await deletedSession()
+    await sql("update payin_transaction set store_canceled_at = now() where id = ?", [storeEnded.ledgerId])
+    const again = await createSession(storeEnded.collectionId, storeEnded.own)
+    expect(again.status).toBe(400)
+    expect(await h.ledger.row({ id: storeEnded.ledgerId })).toMatchObject({ session_id: storeEnded.first.id, session_deleted_at: expect.anything() })
+    expect(await sessionsOf(storeEnded.collectionId)).toHaveLength(0)
+    expect(sandbox.transactions()).toHaveLength(2)
   })
 
   it("session_id and payin_client sent by a shopper are written over by the server", async () => {

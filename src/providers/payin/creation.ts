@@ -16,7 +16,7 @@ import {
   overCreationCap,
   reusableCandidates,
 } from "./session-reuse"
-import { CLIENT_CONTEXT_KEY, NO_PROVIDER_KEYS } from "./storefront-data"
+import { CLIENT_CONTEXT_KEY, NO_PROVIDER_KEYS, STOREFRONT_KEYS } from "./storefront-data"
 
 export type CreationContext = {
   payin: PayinModuleService
@@ -55,28 +55,25 @@ export async function reuseLivePayin(
 }
 
 /**
- * Medusa re-creates a session it deleted, from its stored data, when the workflow that deleted it
- * fails (a pay again or a session change the service refused): the session gets its pay-in back, so
- * the compensation never opens a pay-in nobody asked for. Paid pay-ins go through takeLatePayment.
+ * Data carrying the provider's keys of a pay-in of this collection (Medusa re-creating a session it
+ * deleted when the workflow that deleted it failed, or a shopper's copy) gets that pay-in back when
+ * reuse would show it, and nothing otherwise: never a pay-in nobody asked for, never an ended one.
  */
-export async function restoreDeletedSession(
+export async function restoreOwnPayin(
   ctx: CreationContext,
   sessionId: string,
-  row: LedgerRow,
-  amount: string,
-  currencyCode: string,
+  own: LedgerRow,
+  wanted: WantedPayin,
   options: PayinProviderOptions
-): Promise<InitiatePaymentOutput | null> {
-  const currency = currencyCode.toLowerCase()
-  const restorable = (r: LedgerRow) =>
-    Boolean(r.session_deleted_at && r.service_id && !r.paid_at) &&
-    r.currency_code.toLowerCase() === currency &&
-    sameAmount(sessionAmount(r), amount, currency)
-  if (!restorable(row)) return null
-  const restored = await ctx.payin.ledger.reattachSession(row.id, row.session_id ?? null, sessionId, restorable)
-  if (!restored?.service_id) return null
-  ctx.logger.info(`payin (${ctx.providerId}): payment session ${sessionId} restores pay-in ${restored.service_id} (its session ${row.session_id} was deleted)`)
-  return { id: restored.service_id, status: "pending", data: storedSessionData(restored, sessionId, options) }
+): Promise<InitiatePaymentOutput> {
+  const restored = await reuseLivePayin(ctx, sessionId, [own], wanted, options)
+  if (restored) {
+    return restored
+  }
+  ctx.logger.info(`payin (${ctx.providerId}): refused payment session ${sessionId}: it copies the data of pay-in ${own.id}, which cannot be shown again`)
+  throw payinError(MedusaError.Types.INVALID_DATA,
+    "Payment data copied from an earlier session is accepted only while its pay-in can still be paid as asked. " +
+      `Send only: ${STOREFRONT_KEYS.join(", ")}`, "payin_invalid_data")
 }
 
 export function takesLatePayment(row: LedgerRow, wanted: WantedPayin & { collectionId: string | null }): boolean {

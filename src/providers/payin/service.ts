@@ -34,15 +34,15 @@ import { LEDGER_ONLY_STATUSES } from "../../status"
 import { capturedWith, sessionOf } from "../../medusa"
 import { type AskedSession, authorizeAnswer } from "./answer"
 import { payinError } from "./payin-error"
-import { buildPayinRequest, fiatAmountOf, redact, toMedusaError } from "./request"
+import { buildPayinRequest, redact, toMedusaError } from "./request"
 import { PayinSessionData, toSessionData } from "./session-data"
 import {
   type CreationContext,
   lookUpCreation,
   recordCreationFailure,
   refuseOverCreationCap,
+  restoreOwnPayin,
   reuseLivePayin,
-  restoreDeletedSession,
   takeLatePayment,
 } from "./creation"
 import type { WantedPayin } from "./session-reuse"
@@ -113,11 +113,8 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     }
     const options = await this.settings()
     const collectionId = (await sessionOf(this.cradle_, sessionId))?.payment_collection_id ?? clientContextOf(data).payment_collection_id ?? null
+    // one check for every session, a copy of the provider's own data included (Medusa re-creating a session it deleted)
     const own = await this.ownCopyRow(data, collectionId)
-    const restored = own ? await restoreDeletedSession(this.creation, sessionId, own, fiatAmountOf(input).decimal, input.currency_code, options) : null
-    if (restored) {
-      return restored
-    }
     const chosen = parseStorefrontData(data, options, { ownCopy: Boolean(own) })
     const siblings = collectionId ? await this.payin.ledger.ofCollections([collectionId]) : []
     const { request, fiat, range, currency } = buildPayinRequest(input, chosen, options, sessionId)
@@ -139,6 +136,9 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
       currencyCode: input.currency_code.toLowerCase(),
       method: chosen.method ?? null,
       bank: chosen.bank ?? null,
+    }
+    if (own) {
+      return restoreOwnPayin(this.creation, sessionId, own, wanted, options)
     }
     const reused = await reuseLivePayin(this.creation, sessionId, siblings, wanted, options)
     if (reused) {

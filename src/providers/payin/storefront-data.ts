@@ -27,6 +27,7 @@ export const StorefrontDataSchema = z
   })
   .strict()
 export type StorefrontData = z.infer<typeof StorefrontDataSchema>
+export const STOREFRONT_KEYS = Object.keys(StorefrontDataSchema.shape)
 
 /** Written over whatever was sent: session_id by Medusa, CLIENT_CONTEXT_KEY by the store middleware. */
 const SERVER_KEYS = new Set(["session_id", CLIENT_CONTEXT_KEY])
@@ -61,7 +62,9 @@ export function clientContextOf(data: Record<string, unknown> | undefined): Clie
 /**
  * `ownCopy`: the data carries the provider's keys as the provider wrote them for a pay-in of this
  * payment collection (Medusa re-creates a session it deleted from its stored data when the
- * workflow that deleted it fails): they are left out, not refused; otherwise they are unknown keys.
+ * workflow that deleted it fails): they are left out, not refused (the session then gets that
+ * pay-in or nothing: creation.ts restoreOwnPayin); otherwise they are unknown keys. Every other
+ * key is checked the same either way.
  */
 export function parseStorefrontData(
   data: Record<string, unknown> | undefined,
@@ -81,7 +84,7 @@ export function parseStorefrontData(
     const issue = parsed.error.issues[0]
     const message =
       issue.code === "unrecognized_keys"
-        ? `Unknown payment data field(s): ${issue.keys.join(", ")}. Allowed: method, bank, success_url, failure_url, locale`
+        ? `Unknown payment data field(s): ${issue.keys.join(", ")}. Allowed: ${STOREFRONT_KEYS.join(", ")}`
         : `Invalid payment data: ${issue.path.join(".") || "data"}: ${issue.message}`
     throw payinError(MedusaError.Types.INVALID_DATA, message, "payin_invalid_data")
   }

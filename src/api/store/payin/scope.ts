@@ -3,7 +3,7 @@ export function inSalesChannels(salesChannelId: string | null | undefined, keyCh
   return Boolean(salesChannelId && keyChannels.includes(salesChannelId))
 }
 
-type PayinRowLike = { id: string; created_at?: unknown; session_deleted_at?: unknown; status?: unknown; captured_at?: unknown }
+type PayinRowLike = { id: string; created_at?: unknown; session_deleted_at?: unknown; status?: unknown; captured_at?: unknown; order_id?: unknown }
 
 export function newestFirst<R extends PayinRowLike>(rows: R[]): R[] {
   const seen = new Set<string>()
@@ -12,12 +12,17 @@ export function newestFirst<R extends PayinRowLike>(rows: R[]): R[] {
     .sort((a, b) => time(b.created_at) - time(a.created_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
 }
 
-/** Captured first (a late payment into an ended pay-in); a failed creation is passed over since Medusa restores the previous session when creating one fails, and the provider re-attaches its older pay-in. */
+/**
+ * Captured first (a late payment into an ended pay-in); a failed creation is passed over since Medusa restores the
+ * previous session when creating one fails, and the provider re-attaches its older pay-in while it is live. An ended
+ * one is not brought back (a refused pay again): the order's pay-in stays current, not the failed attempt.
+ */
 export function pickCurrentRow<R extends PayinRowLike>(rows: R[]): R | null {
   const sorted = newestFirst(rows)
   return (
     sorted.find((r) => !r.session_deleted_at && r.captured_at) ??
     sorted.find((r) => !r.session_deleted_at && r.status !== "failed") ??
+    sorted.find((r) => r.order_id && r.status !== "failed") ??
     sorted.find((r) => !r.session_deleted_at) ??
     sorted[0] ??
     null

@@ -162,6 +162,47 @@ describe("initiatePayment: the same payment asked for again", () => {
   })
 })
 
+describe("initiatePayment: a copy of the provider's own data (Medusa re-creating a deleted session)", () => {
+  /** A pay-in whose session Medusa deleted, and that session's data as Medusa stored it. */
+  const deleted = async () => {
+    const t = setUp()
+    const first = await t.initiate("payses_1", { method: "card" })
+    await t.provider.deletePayment({ data: { ...first.data } })
+    const { session_id: _, ...copy } = { method: "card", ...first.data } as Record<string, unknown>
+    return { ...t, first, copy, row: [...t.rows.values()][0] }
+  }
+
+  it("gets its live pay-in back, nothing asked of the service", async () => {
+    const t = await deleted()
+    const again = await t.initiate("payses_2", t.copy)
+    expect(again.id).toBe(t.first.id)
+    expect(t.row).toMatchObject({ session_id: "payses_2", session_deleted_at: null })
+    expect(t.created).toEqual(["payses_1"])
+  })
+
+  it("is checked as any data: a bad URL, locale or unknown key is refused and the pay-in stays where it was", async () => {
+    const t = await deleted()
+    for (const bad of [{ success_url: "javascript:alert(1)" }, { failure_url: "https://evil.example" }, { locale: "klingon" }, { junk: "x" }]) {
+      const error = (await t.initiate("payses_2", { ...t.copy, ...bad }).catch((e) => e)) as MedusaError
+      expect([bad, error.code]).toEqual([bad, "payin_invalid_data"])
+    }
+    expect(t.row).toMatchObject({ session_id: "payses_1", session_deleted_at: expect.any(Date) })
+  })
+
+  it("of a pay-in that expired, the store ended, or whose window nearly ended: refused, no pay-in opened", async () => {
+    for (const patch of [{ status: "canceled" }, { store_canceled_at: new Date() }, { expires_at: new Date(Date.now() + 30_000) }]) {
+      const t = await deleted()
+      Object.assign(t.row, patch)
+      const error = (await t.initiate("payses_2", t.copy).catch((e) => e)) as MedusaError
+      expect([patch, error.code]).toEqual([patch, "payin_invalid_data"])
+      expect(error.message).toMatch(/copied from an earlier session/)
+      expect(t.row.session_id).toBe("payses_1")
+      expect(t.created).toEqual(["payses_1"])
+      expect(t.rows.size).toBe(1)
+    }
+  })
+})
+
 describe("initiatePayment: at most MAX_CREATIONS_PER_COLLECTION pay-ins per collection in the window", () => {
   it("refuses the next one with payin_too_many_attempts, without writing or asking anything", async () => {
     const t = setUp({ creationsBefore: MAX_CREATIONS_PER_COLLECTION })

@@ -12,4 +12,10 @@ describe("pickCurrentRow with re-attached pay-ins", () => {
     expect(pickCurrentRow([{ ...live, session_deleted_at: ago(5) }, failed])?.id).toBe("b")
     expect(pickCurrentRow([failed])?.id).toBe("b")
   })
+
+  it("passes over a failed pay again for the order's ended pay-in, whose session is not brought back", () => {
+    const ended = { id: "a", created_at: ago(60), session_deleted_at: ago(10), status: "canceled", order_id: "order_1" }
+    const failed = { id: "b", created_at: ago(10), session_deleted_at: null, status: "failed", order_id: null }
+    expect(pickCurrentRow([ended, failed])?.id).toBe("a")
+  })
 })
