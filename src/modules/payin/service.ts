@@ -3,7 +3,7 @@ import { ContainerRegistrationKeys, MedusaService, Modules } from "@medusajs/fra
 import { aroundAll, observeCalls } from "../../client/calls"
 import { errorMessage } from "../../client/errors"
 import { traceServiceCall } from "../../telemetry"
-import { type ConfigLike, configuredBaseUrl, webhookUrl } from "../../webhook-url"
+import { type ConfigLike, configuredBaseUrl, webhookUrl } from "./webhook-url"
 import type { Db } from "./db"
 import { MinuteCounters } from "./counters/counters"
 import { WebhookInbox } from "./inbox/inbox"

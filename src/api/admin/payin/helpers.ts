@@ -9,7 +9,7 @@ import { type EffectiveProviderSettings, SettingsConflictError } from "../../../
 import { ENCRYPTION_ENV } from "../../../modules/payin/settings/secrets"
 import { SettingsValidationError } from "../../../modules/payin/settings/overrides"
 import { invalid, notFound, payinModule } from "../../utils"
-import { webhookBaseUrl, webhookPath, webhookUrl } from "../../../webhook-url"
+import { webhookBaseUrl, webhookPath, webhookUrl } from "../../../modules/payin/webhook-url"
 
 /** Runs a settings change; validation errors become 400s naming the field. */
 export async function settingsChange<T>(res: MedusaResponse, fn: () => Promise<T>): Promise<T | null> {

@@ -1,7 +1,7 @@
 // What the health check is told of its process: production by the same rule as the private-address
 // guard, and the webhook URL by the same rule as the admin shows it.
 import { ContainerRegistrationKeys } from "@medusajs/framework/utils"
-import { webhookBaseUrl } from "../../../webhook-url"
+import { webhookBaseUrl } from "../webhook-url"
 import PayinModuleService from "../service"
 import { allowsPrivateBaseUrl } from "../settings/parse"
 

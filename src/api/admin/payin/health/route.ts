@@ -1,5 +1,5 @@
 import { AuthenticatedMedusaRequest, MedusaResponse } from "@medusajs/framework/http"
-import { webhookBaseUrl, UNKNOWN_BASE_URL } from "../../../../webhook-url"
+import { webhookBaseUrl, UNKNOWN_BASE_URL } from "../../../../modules/payin/webhook-url"
 import { payinModule } from "../../../utils"
 
 /** The health of every provider instance and of the plugin's jobs, from the database (src/api/README.md "Health"). */

@@ -3,7 +3,7 @@ import { payinProviderId } from "../../../../provider-id"
 import { jobOverdue } from "../../../../modules/payin/job-runs/job-runs"
 import { RETENTION_JOB } from "../../../../money-path/retention"
 import { RECONCILE_JOB } from "../../../../money-path/reconcile"
-import { webhookBaseUrl, webhookUrl } from "../../../../webhook-url"
+import { webhookBaseUrl, webhookUrl } from "../../../../modules/payin/webhook-url"
 import { payinModule } from "../../../utils"
 
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
