@@ -156,16 +156,15 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
     return { orderId, back, origin, total: Number((await orderOf(orderId)).total) }
   }
 
-  it("new details lead back to the store as the first did: the earlier session's return URLs, every time", async () => {
+  it("new details lead back to the store as the first did: the earlier pay-in's return URLs, every time", async () => {
     await payAgainOn(2)
     const { orderId, back, total } = await placedWithReturnUrls()
     await expire()
     expect((await payAgain({ order_id: orderId })).status).toBe(200) // no URLs named, as the guide's payinPayAgain sends
     const [, second] = await rowsOf(orderId)
     expect(redirectsAt(second.service_id)).toEqual(back)
-    // Medusa's new session keeps them: a later pay again reads them from there (the first session is gone)
-    const [session] = await getContainer().resolve(Modules.PAYMENT).listPaymentSessions({ id: [second.session_id] })
-    expect(session.data).toMatchObject({ success_url: back.success, failure_url: back.failure })
+    // the ledger keeps them with each pay-in: a later pay again reads them there, whatever became of the sessions
+    expect(second.return_urls).toEqual({ success_url: back.success, failure_url: back.failure })
 
     await expire()
     expect((await payAgain({ order_id: orderId })).status).toBe(200)
@@ -308,9 +307,9 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
     }
   })
 
-  it("the service refuses the new details: the ended pay-in is not brought back, no other pay-in is opened; the next try works", async () => {
+  it("the service refuses the new details: the ended pay-in is not brought back, no other pay-in is opened; the next try works and leads back the same way", async () => {
     await payAgainOn(2)
-    const { orderId } = await h.placedOrder()
+    const { orderId, back } = await placedWithReturnUrls()
     await expire()
     const [first] = await rowsOf(orderId)
     const atService = sandbox.transactions().length
@@ -332,6 +331,8 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
     expect(again.status).toBe(200)
     expect(again.data.payin.payin_id).not.toBe(first.service_id)
     expect(await rowsOf(orderId)).toHaveLength(2)
+    // the first session is gone for good, its return URLs are not: the new details lead back as the first did
+    expect(redirectsAt(again.data.payin.payin_id)).toEqual(back)
   })
 
   it("refuses what it must: off, paid, unknown or another sales channel's order, an invalid body", async () => {

@@ -159,6 +159,10 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
         method: chosen.method ?? null,
         bank: chosen.bank ?? null,
         payment_collection_id: collectionId,
+        return_urls: {
+          ...(chosen.success_url ? { success_url: chosen.success_url } : {}),
+          ...(chosen.failure_url ? { failure_url: chosen.failure_url } : {}),
+        },
       })
     } catch (error) {
       throw toMedusaError(error, `record the pay-in of ${sessionId}`, this.providerId, this.logger, [options.apiKey])

@@ -66,11 +66,12 @@ export class Ledger {
     method: string | null
     bank: string | null
     payment_collection_id: string | null
+    return_urls?: { success_url?: string; failure_url?: string } | null
   }): Promise<{ id: string; status: LedgerStatus }> {
     const inserted = await this.db().raw(
       `insert into payin_transaction
-         (id, provider_id, session_id, status, amount, raw_amount, currency_code, method, bank, payment_collection_id)
-       values (?, ?, ?, 'creating', ?, ?::jsonb, ?, ?, ?, ?)
+         (id, provider_id, session_id, status, amount, raw_amount, currency_code, method, bank, payment_collection_id, return_urls)
+       values (?, ?, ?, 'creating', ?, ?::jsonb, ?, ?, ?, ?, ?::jsonb)
        on conflict (session_id) where session_id is not null and deleted_at is null do nothing
        returning id, status`,
       [
@@ -83,6 +84,7 @@ export class Ledger {
         fields.method,
         fields.bank,
         fields.payment_collection_id,
+        fields.return_urls && Object.keys(fields.return_urls).length ? JSON.stringify(fields.return_urls) : null,
       ]
     )
     if (inserted.rows.length) {

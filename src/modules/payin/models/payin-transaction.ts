@@ -20,6 +20,8 @@ export const PayinTransaction = model
     bank: model.text().nullable(),
     requisite: model.json().nullable(),
     payment_page_url: model.text().nullable(),
+    /** The storefront's success_url / failure_url of its session, as checked at creation (pay again reuses them). */
+    return_urls: model.json().nullable(),
     payment_collection_id: model.text().nullable(),
     cart_id: model.text().nullable(),
     order_id: model.text().nullable(),

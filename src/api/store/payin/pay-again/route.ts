@@ -42,8 +42,8 @@ export async function POST(req: MedusaStoreRequest, res: MedusaResponse): Promis
       const state = await payAgainState(req.scope, payin, order)
       if (state.refusal) return state.refusal
       if (!state.until || !state.latest?.payment_collection_id) return null // a pay-in of the order is payable: shown as it is
-      // read before the workflow below deletes the earlier session; the body's URLs win, key by key
-      const back = await earlierReturnUrls(req.scope, state.rows, state.options?.allowedRedirectOrigins ?? [])
+      // the order's earlier return URLs, from the ledger; the body's URLs win, key by key
+      const back = earlierReturnUrls(state.rows, state.options?.allowedRedirectOrigins ?? [])
       const data = { ...back, ...chosen }
       // the provider's own check, run first: a bad URL is refused before Medusa replaces any session
       if (state.options) parseStorefrontData(data, state.options)
