@@ -127,7 +127,7 @@ export class Health {
       }
       await this.db().transaction(async (trx) => {
         await trx.raw(
-          `insert into payin_health_state (id, scope, signal, state, since, figure, checked_at) values (?, ?, ?, 'ok', ?, null, ?)
+          `insert into payin_health_state (id, scope, signal, state, since, figure, checked_at, pending_alerts) values (?, ?, ?, 'ok', ?, null, ?, '[]'::jsonb)
            on conflict (scope, signal) where deleted_at is null do nothing`,
           [generateEntityId(undefined, "payinhs"), scope, s.id, now, now]
         )

@@ -8,6 +8,8 @@ export class Migration20261128210000 extends Migration {
 
   override async up(): Promise<void> {
     this.addSql(`alter table if exists "payin_health_state" add column if not exists "pending_alerts" jsonb not null default '[]', add column if not exists "alert_lease_until" timestamptz null, add column if not exists "alert_attempts" integer not null default 0;`);
+    // the default only fills the rows already there: the model has none (every insert writes it)
+    this.addSql(`alter table if exists "payin_health_state" alter column "pending_alerts" drop default;`);
     this.addSql(`CREATE INDEX IF NOT EXISTS "IDX_payin_health_state_pending_alerts" ON "payin_health_state" ("alert_lease_until") WHERE pending_alerts <> '[]'::jsonb AND deleted_at IS NULL;`);
     this.addSql(`alter table if exists "payin_job_run" add column if not exists "interval_seconds" integer null;`);
     this.addSql(`CREATE INDEX IF NOT EXISTS "IDX_payin_webhook_event_provider_id_applied_at" ON "payin_webhook_event" ("provider_id", "applied_at") WHERE state = 'applied' AND deleted_at IS NULL;`);

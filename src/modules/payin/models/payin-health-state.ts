@@ -18,7 +18,7 @@ export const PayinHealthState = model
     last_alert_at: model.dateTime().nullable(),
     last_alert_error: model.text().nullable(),
     /** Alerts recorded with the state change, not yet delivered (health/deliver.ts). */
-    pending_alerts: model.json().default([] as unknown as Record<string, unknown>),
+    pending_alerts: model.json(),
     alert_lease_until: model.dateTime().nullable(),
     alert_attempts: model.number().default(0),
   })
