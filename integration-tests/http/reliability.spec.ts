@@ -5,7 +5,6 @@ import { request } from "undici"
 import { sign } from "../../src/client/signature"
 import type { RunningSandbox } from "../../src/sandbox"
 import { reconcilePayins } from "../../src/money-path/reconcile"
-import { retryWebhookInbox } from "../../src/money-path/inbox"
 import { PAYIN_EVENTS, storeSpec } from "../support/harness"
 import { control, payinsOfSession } from "../support/sandbox"
 import { Storefront } from "../support/storefront"
@@ -73,15 +72,16 @@ storeSpec({ key: KEY, events: true }, (h) => {
     }
   })
 
-  it("the inbox: stored before applied, duplicates acknowledged without effect, failures retried", async () => {
+  it("the inbox: stored and answered, applied by the drain, duplicates acknowledged without effect, failures retried", async () => {
     const { session, payin, orderId } = await placedOrder()
     sandbox.updateMerchant({ webhookUrl: null })
     await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
     const closed = JSON.stringify(sandbox.transaction(payin.id))
 
-    const first = await postWebhook(closed)
+    const first = await h.webhookApplied(closed)
     expect(first.status).toBe(200)
-    expect(first.body).toMatchObject({ received: true, status: "closed", changed: true, effects: ["captured"] })
+    expect(first.body).toEqual({ received: true, id: expect.stringMatching(/^payinwh_/) })
+    expect(first.applied).toMatchObject({ state: "applied", status: "closed", changed: true, effects: ["captured"] })
     // the same payload, re-serialised in another key order, is the same callback
     const reordered = JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(closed)).reverse()))
     for (const body of [closed, reordered, closed]) {
@@ -103,8 +103,7 @@ storeSpec({ key: KEY, events: true }, (h) => {
     await h.ledger.inbox.settle(stored.id, { ok: false, error: "simulated failure" })
     await h.ledger.inbox.updateEvents({ id: stored.id, raw_body: JSON.stringify(sandbox.transaction(next.payin.id)), next_attempt_at: new Date(Date.now() - 1000) })
     expect((await order(next.orderId)).payment_status).toBe("awaiting")
-    const retried = await retryWebhookInbox(getContainer())
-    expect(retried).toEqual({ tried: 1, applied: 1 })
+    await h.ledger.inbox.drain()
     expect((await order(next.orderId)).payment_status).toBe("captured")
     const [settled] = await h.ledger.inbox.events({ id: stored.id })
     expect(settled).toMatchObject({ state: "applied", attempts: 2, last_error: null })

@@ -11,6 +11,7 @@ import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { sign } from "../../src/client/signature"
 import { PAYIN_EVENTS } from "../../src/modules/payin/ledger/events"
+import { applyWebhookInbox, inboxDrain } from "../../src/money-path/inbox"
 import type { RunningSandbox } from "../../src/sandbox"
 import { DemoSeedResult, seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN, adminHeaders } from "./admin"
@@ -68,8 +69,12 @@ export function ledgerOf(getContainer: () => MedusaContainer) {
       foldCounters: (minutes: number, limit = 100_000) => payin().inbox.foldCounters(minutes, limit),
       pruneApplied: (days: number, batch: number) => payin().inbox.pruneApplied(days, batch),
       pruneCounters: (days: number, batch: number) => payin().inbox.pruneCounters(days, batch),
-      /** What the inbox holds in memory: webhooks being applied, applied ids remembered. */
-      memory: () => ({ inFlight: payin().inbox.inFlightCount as number, appliedCached: payin().inbox.appliedCacheSize as number }),
+      /** What this process holds in memory: webhooks being applied (its drain), applied ids remembered (the inbox). */
+      memory: () => ({ inFlight: inboxDrain(getContainer()).active, appliedCached: payin().inbox.appliedCacheSize as number }),
+      /** Applies every due inbox entry in this process and waits for them (what the worker's drain does). */
+      drain: () => applyWebhookInbox(getContainer()),
+      /** One inbox entry as stored (state, result, last_error, attempts). */
+      entry: async (id: string) => (await payin().listPayinWebhookEvents({ id }))[0] as any,
     },
   }
 }
@@ -104,6 +109,8 @@ export function appSpec(suite: (h: AppHarness, runner: AppSuite) => void): void 
       const { api, getContainer } = runner
       const payin = () => getContainer().resolve(PAYIN_MODULE) as any
       const knex = () => getContainer().resolve(ContainerRegistrationKeys.PG_CONNECTION) as any
+      // webhooks still being applied finish before the runner resets the database
+      afterEach(() => inboxDrain(getContainer()).settled())
       suite(
         {
           api,
@@ -152,7 +159,16 @@ export interface StoreHarness extends AppHarness {
   paymentsOf: (sessionId: string, fields?: string[]) => Promise<any[]>
   /** Posts a webhook to an instance's route, signed with its key unless `signature` is given. */
   webhook: (body: string, to?: { instance?: string; key?: string; signature?: string }) => Promise<{ status: number; body: any }>
-  /** Waits until both sandboxes delivered their webhooks. */
+  /**
+   * Posts a webhook and, once the route stored it, waits until it is applied (the drain of this
+   * process, as the worker's): the answer, and `applied`, what applying it did (the entry's state,
+   * its stored result — ledgerId, status, changed, effects, effectPending — and its last error).
+   */
+  webhookApplied: (
+    body: string,
+    to?: { instance?: string; key?: string; signature?: string }
+  ) => Promise<{ status: number; body: any; applied: { state: string; last_error: string | null } & Record<string, any> }>
+  /** Waits until both sandboxes delivered their webhooks and this process applied them. */
   deliver: () => Promise<void>
   /** A cart with its pay-in session, not completed (`payin`: the pay-in at the service). */
   cartWithPayin: (providerId?: string, data?: Record<string, unknown>) => Promise<{ cartId: string; session: any; payin: any }>
@@ -227,8 +243,16 @@ export function storeSpec(options: StoreOptions, suite: (h: StoreHarness, runner
         }
         return { status: res.statusCode, body: parsed }
       },
+      webhookApplied: async (body, to) => {
+        const answer = await h.webhook(body, to)
+        if (!answer.body?.id) return { ...answer, applied: { state: "none", last_error: null } }
+        await app.ledger.inbox.drain()
+        const entry = await app.ledger.inbox.entry(answer.body.id)
+        return { ...answer, applied: { state: entry.state, last_error: entry.last_error, ...(entry.result ?? {}) } }
+      },
       deliver: async () => {
         for (const sandbox of started()) await sandbox.webhooksIdle()
+        await app.ledger.inbox.drain()
       },
       cartWithPayin: (providerId = "pp_payin_default", data) => cartWithPayin(shop, sandboxOf(providerId), providerId, data),
       placedOrder: (providerId = "pp_payin_default") => placedOrderAwaitingPayment(shop, sandboxOf(providerId), app.ledger, providerId),

@@ -1,21 +1,17 @@
 import { MedusaContainer } from "@medusajs/framework/types"
+import { Modules } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../modules/payin/key"
 import { errorMessage } from "../client/errors"
 import { Transaction, TransactionSchema } from "../client/schemas"
 import { ForeignPayinError } from "../modules/payin/ledger/errors"
+import type { ClaimedEntry } from "../modules/payin/inbox/inbox"
+import { WEBHOOK_INBOX_INTERVAL_SECONDS, WEBHOOK_INBOX_JOB } from "../modules/payin/job-runs/job-runs"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import { SPANS, traced } from "../telemetry"
 import { ApplyPayinEventResult, applyPayinEvent } from "./apply"
 
-export type InboxOutcome =
-  | ({ outcome: "applied" } & ApplyPayinEventResult)
-  | { outcome: "duplicate" }
-  | { outcome: "queued"; error: string }
-  | { outcome: "foreign"; error: string }
-
-// Below a sender's usual 10 s timeout (stuck infrastructure waits far longer: knex 60 s, locking-redis 44 s measured),
-// above PAYIN_LOCK_WAIT_MAX_MS so a lock held elsewhere still ends in "queued"
+// Below a sender's usual 10 s timeout (stuck infrastructure waits far longer: knex 60 s, locking-redis 44 s measured)
 export const WEBHOOK_ANSWER_DEADLINE_MS = 8_000
 export const WEBHOOK_RETRY_AFTER_SECONDS = 5
 
@@ -48,7 +44,12 @@ export async function beforeDeadline<T>(
   }
 }
 
-export type DeadlineOutcome = InboxOutcome | { outcome: "late" } | { outcome: "unavailable"; error: string }
+/** What the route answers from: stored (applied on the worker), a duplicate, or a duplicate of one refused before. */
+export type StoreOutcome = { outcome: "stored"; id: string } | { outcome: "duplicate" } | { outcome: "foreign"; error: string }
+export type DeadlineOutcome = StoreOutcome | { outcome: "late" } | { outcome: "unavailable"; error: string }
+
+/** The plugin's own wake-up call to the processes that apply webhooks (the worker): the inbox is the queue, not the event. */
+export const WEBHOOK_STORED_EVENT = "payin.webhook_stored"
 
 export async function receivePayinWebhookBefore(
   container: MedusaContainer,
@@ -60,47 +61,62 @@ export async function receivePayinWebhookBefore(
   const logger = container.resolve("logger")
   const what = `webhook ${transaction.id} (${transaction.status}) for ${providerId}`
   let outcome: DeadlineOutcome
-  // the route set the deadline when the request came in
-  const receivedAt = deadline - WEBHOOK_ANSWER_DEADLINE_MS
   try {
-    const result = await beforeDeadline(receivePayinWebhook(container, providerId, transaction, rawBody, receivedAt), deadline, (error) =>
-      logger.warn(`payin: ${what} failed after its deadline, will retry: ${errorMessage(error)}`)
+    const result = await beforeDeadline(receivePayinWebhook(container, providerId, transaction, rawBody), deadline, (error) =>
+      logger.warn(`payin: ${what} failed after its deadline: ${errorMessage(error)}`)
     )
     outcome = result === LATE ? { outcome: "late" } : result
   } catch (error) {
     outcome = { outcome: "unavailable", error: errorMessage(error) }
   }
   if (outcome.outcome === "late") {
-    logger.warn(`payin: ${what} not applied by its deadline: answered 503, still applying in the background`)
+    logger.warn(`payin: ${what} not stored by its deadline: answered 503`)
   } else if (outcome.outcome === "unavailable") {
-    logger.warn(`payin: ${what} could not be stored or settled, answered 503: ${outcome.error}`)
+    logger.warn(`payin: ${what} could not be stored, answered 503: ${outcome.error}`)
   }
   return outcome
 }
 
-/** `receivedAt`: when the callback came in (ms), the start of its webhook-to-capture time. */
+/**
+ * Stores a verified callback in the inbox and wakes the processes that apply it (the worker, or
+ * this process in `shared` mode); never applies it here. A lost wake-up loses nothing: the inbox
+ * job claims what is left every few seconds.
+ */
 export async function receivePayinWebhook(
   container: MedusaContainer,
   providerId: string,
   transaction: Transaction,
-  rawBody: string,
-  receivedAt = Date.now()
-): Promise<InboxOutcome> {
+  rawBody: string
+): Promise<StoreOutcome> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
   const entry = await traced(SPANS.webhookStore, {}, () => payin.inbox.receive(providerId, transaction, rawBody), (e) => ({ "payin.inbox.new": e.inserted }))
-  if (!entry.inserted && (entry.state === "applied" || entry.state === "rejected")) {
-    return entry.state === "applied" ? { outcome: "duplicate" } : { outcome: "foreign", error: "refused before" }
-  }
-  return applyInboxEntry(container, entry.id, providerId, transaction, receivedAt)
+  if (entry.state === "applied") return { outcome: "duplicate" }
+  if (entry.state === "rejected") return { outcome: "foreign", error: "refused before" }
+  wakeAppliers(container)
+  return { outcome: "stored", id: entry.id }
 }
 
+function wakeAppliers(container: MedusaContainer): void {
+  // not awaited: with Redis down the event bus waits without a limit, and the entry is stored already
+  container
+    .resolve(Modules.EVENT_BUS)
+    .emit({ name: WEBHOOK_STORED_EVENT, data: {} })
+    .catch((error: unknown) => container.resolve("logger").warn(`payin: could not wake the webhook appliers (the inbox job will): ${errorMessage(error)}`))
+}
+
+export type AppliedOutcome =
+  | ({ outcome: "applied" } & ApplyPayinEventResult)
+  | { outcome: "queued"; error: string }
+  | { outcome: "foreign"; error: string }
+
+/** `receivedAt`: when the callback came in (ms), the start of its webhook-to-capture time. */
 export async function applyInboxEntry(
   container: MedusaContainer,
   entryId: string,
   providerId: string,
   transaction: Transaction,
   receivedAt?: number
-): Promise<InboxOutcome> {
+): Promise<AppliedOutcome> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
   try {
     const result = await applyPayinEvent(container, { instanceId: instanceIdOf(providerId)!, transaction, source: "webhook", receivedAt })
@@ -120,24 +136,121 @@ export async function applyInboxEntry(
   }
 }
 
-export async function retryWebhookInbox(
-  container: MedusaContainer,
-  batch = 100,
-  stuckAfterSeconds = 60
-): Promise<{ tried: number; applied: number }> {
+async function applyClaimed(container: MedusaContainer, entry: ClaimedEntry): Promise<AppliedOutcome | null> {
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
-  const due = await payin.inbox.due(batch, stuckAfterSeconds)
-  let applied = 0
-  for (const entry of due) {
-    const parsed = TransactionSchema.safeParse(JSON.parse(entry.raw_body))
-    if (!parsed.success) {
-      await payin.inbox.settle(entry.id, { ok: false, error: "stored body is not a Transaction", permanent: true, reason: "invalid_transaction" })
-      continue
+  let parsed: ReturnType<typeof TransactionSchema.safeParse>
+  try {
+    parsed = TransactionSchema.safeParse(JSON.parse(entry.raw_body))
+  } catch {
+    parsed = TransactionSchema.safeParse(undefined)
+  }
+  if (!parsed.success) {
+    await payin.inbox.settle(entry.id, { ok: false, error: "stored body is not a Transaction", permanent: true, reason: "invalid_transaction" })
+    return null
+  }
+  return applyInboxEntry(container, entry.id, entry.provider_id, parsed.data, new Date(entry.created_at).getTime())
+}
+
+/** Webhooks applied at once per process: each holds a database connection and a lock or two. */
+export const APPLY_CONCURRENCY = 8
+/** How long a process holds an entry it claimed; past it (the process died) another takes it over. */
+export const INBOX_LEASE_SECONDS = 30
+
+/**
+ * Applies the inbox's due entries in this process, `APPLY_CONCURRENCY` at once, claiming each
+ * (a lease) so processes never apply one at the same time. Woken by the event and the job;
+ * wake-ups while it runs make it look again when done, never a second loop.
+ */
+export class InboxDrain {
+  private readonly active_ = new Set<Promise<void>>()
+  private woken_ = false
+  private loop_: Promise<void> | null = null
+
+  constructor(
+    private readonly container: MedusaContainer,
+    private readonly concurrency = APPLY_CONCURRENCY
+  ) {}
+
+  get active(): number {
+    return this.active_.size
+  }
+
+  /** Starts a drain unless one runs; resolves when this drain (and any wake-up during it) found nothing more to claim. */
+  wake(): Promise<void> {
+    this.woken_ = true
+    if (!this.loop_) {
+      this.loop_ = this.run().finally(() => {
+        this.loop_ = null
+      })
     }
-    const outcome = await applyInboxEntry(container, entry.id, entry.provider_id, parsed.data, new Date(entry.created_at).getTime())
-    if (outcome.outcome === "applied") {
-      applied++
+    return this.loop_
+  }
+
+  /** Resolves when no drain runs and nothing is being applied (claims nothing new). */
+  async settled(): Promise<void> {
+    while (this.loop_ || this.active_.size) await Promise.all([this.loop_, ...this.active_])
+  }
+
+  /** Applies until a claim finds nothing due and nothing is being applied. */
+  async drain(): Promise<void> {
+    for (;;) {
+      await this.wake()
+      if (!this.active_.size) return
+      await Promise.all([...this.active_])
     }
   }
-  return { tried: due.length, applied }
+
+  private async run(): Promise<void> {
+    const payin = this.container.resolve<PayinModuleService>(PAYIN_MODULE)
+    try {
+      while (this.woken_) {
+        this.woken_ = false
+        for (let full = true; full; ) {
+          while (this.active_.size >= this.concurrency) await Promise.race(this.active_)
+          const free = this.concurrency - this.active_.size
+          const entries = await payin.inbox.claim(free, INBOX_LEASE_SECONDS)
+          full = entries.length === free
+          for (const entry of entries) this.start(entry)
+        }
+      }
+    } catch (error) {
+      this.container.resolve("logger").warn(`payin: could not claim webhooks to apply (the inbox job tries again): ${errorMessage(error)}`)
+    }
+  }
+
+  private start(entry: ClaimedEntry): void {
+    const running: Promise<void> = applyClaimed(this.container, entry)
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          // settling failed too (the database is gone): the lease passes and the entry is taken again
+          this.container.resolve("logger").warn(`payin: webhook ${entry.id} not applied (taken again after its lease): ${errorMessage(error)}`)
+        }
+      )
+      .finally(() => this.active_.delete(running))
+    this.active_.add(running)
+  }
+}
+
+const drains = new WeakMap<object, InboxDrain>()
+
+/** This process's drain (one per payin module instance). */
+export function inboxDrain(container: MedusaContainer): InboxDrain {
+  const key = container.resolve<PayinModuleService>(PAYIN_MODULE)
+  let drain = drains.get(key)
+  if (!drain) drains.set(key, (drain = new InboxDrain(container)))
+  return drain
+}
+
+/** Applies every due inbox entry now, in this process, and waits for them (the inbox job; tests). */
+export async function applyWebhookInbox(container: MedusaContainer): Promise<void> {
+  await inboxDrain(container).drain()
+}
+
+/** The inbox job's run: wakes this process's drain without waiting for it (a backlog drains for minutes; the run is recorded at once). */
+export async function applyWebhookInboxScheduled(container: MedusaContainer): Promise<void> {
+  const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
+  const drain = inboxDrain(container)
+  void drain.wake()
+  await payin.jobs.record(WEBHOOK_INBOX_JOB, { applying: drain.active }, WEBHOOK_INBOX_INTERVAL_SECONDS)
 }

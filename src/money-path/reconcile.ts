@@ -8,7 +8,6 @@ import { instanceIdOf } from "../provider-id"
 import { traceReconcile } from "../telemetry"
 import { applyPendingEffect } from "./apply"
 import { LockTimeoutError, withLock } from "./lock"
-import { retryWebhookInbox } from "./inbox"
 import { reconcileWithService } from "./lookup"
 
 export type ReconcileOptions = {
@@ -25,8 +24,6 @@ export type ReconcileReport = {
   errors: number
   effectsRetried: number
   effectsDone: number
-  inboxRetried: number
-  inboxApplied: number
   durationMs: number
 }
 
@@ -49,8 +46,6 @@ async function reconcile(container: MedusaContainer, options: ReconcileOptions):
     errors: 0,
     effectsRetried: 0,
     effectsDone: 0,
-    inboxRetried: 0,
-    inboxApplied: 0,
     durationMs: 0,
   }
   const configured = new Map<string, Promise<boolean>>()
@@ -104,11 +99,6 @@ async function reconcile(container: MedusaContainer, options: ReconcileOptions):
     if (page.length < pageSize) break
   }
 
-  if (!options.ids) {
-    const inbox = await retryWebhookInbox(container)
-    report.inboxRetried = inbox.tried
-    report.inboxApplied = inbox.applied
-  }
   report.durationMs = Date.now() - started
   return report
 }
@@ -156,13 +146,12 @@ export async function reconcilePayinsScheduled(container: MedusaContainer): Prom
     throw error
   }
   if (!report) return null
-  if (report.checked || report.inboxRetried || report.effectsRetried) {
+  if (report.checked || report.effectsRetried) {
     container
       .resolve("logger")
       .info(
         `payin reconciliation: ${report.checked} looked up, ${report.changed} changed, ${report.notFound} not found, ` +
-          `${report.errors} errors, effects ${report.effectsDone}/${report.effectsRetried} done, ` +
-          `inbox ${report.inboxApplied}/${report.inboxRetried} applied (${report.durationMs} ms)`
+          `${report.errors} errors, effects ${report.effectsDone}/${report.effectsRetried} done (${report.durationMs} ms)`
       )
   }
   return report

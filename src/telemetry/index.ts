@@ -85,7 +85,7 @@ export function traceNotification<T extends { kind: string | null; outcome: Effe
   })
 }
 
-type ReconcileCounts = { checked: number; changed: number; errors: number; effectsRetried: number; inboxRetried: number }
+type ReconcileCounts = { checked: number; changed: number; errors: number; effectsRetried: number }
 
 /** One reconciliation run: span `payin.reconcile` with its counts (its lookups, applies and effects nest under it). */
 export function traceReconcile<T extends ReconcileCounts>(work: () => Promise<T>): Promise<T> {
@@ -94,7 +94,6 @@ export function traceReconcile<T extends ReconcileCounts>(work: () => Promise<T>
     "payin.reconcile.changed": report.changed,
     "payin.reconcile.errors": report.errors,
     "payin.reconcile.effects_retried": report.effectsRetried,
-    "payin.reconcile.inbox_retried": report.inboxRetried,
   }))
 }
 

@@ -44,10 +44,8 @@ export const METRICS = {
 } as const
 
 export const WEBHOOK_OUTCOMES = [
-  "applied",
-  "effect_pending",
+  "stored",
   "duplicate",
-  "queued",
   "foreign",
   "late",
   "unavailable",

@@ -10,7 +10,7 @@ describe("the attribute allow-list", () => {
       "payin.provider_id": "pp_payin_default",
       "payin.id": "payintx_01JABCDEFGHJKMNPQRSTVWXYZ0",
       "payin.source": "webhook",
-      "payin.webhook.outcome": "applied",
+      "payin.webhook.outcome": "stored",
       "payin.status.from": "active",
       "payin.status.to": "closed",
       "payin.status.changed": true,

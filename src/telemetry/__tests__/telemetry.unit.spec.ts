@@ -64,12 +64,12 @@ describe("with a registered SDK", () => {
         ).rejects.toThrow()
         return null
       })
-      return "applied"
+      return "stored"
     }, () => 200)
 
     const root = byName("payin.webhook")
     expect(root.parentSpanContext).toBeUndefined()
-    expect(root.attributes).toEqual({ "payin.webhook.outcome": "applied", "payin.provider_id": "pp_payin_default", "http.response.status_code": 200 })
+    expect(root.attributes).toEqual({ "payin.webhook.outcome": "stored", "payin.provider_id": "pp_payin_default", "http.response.status_code": 200 })
     expect(byName("payin.webhook.verify").parentSpanContext?.spanId).toBe(root.spanContext().spanId)
     const apply = byName("payin.apply")
     expect(apply.parentSpanContext?.spanId).toBe(root.spanContext().spanId)

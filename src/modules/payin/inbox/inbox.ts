@@ -5,6 +5,7 @@ import { type DeliveryCounter, WEBHOOK_KIND } from "../counters/counters"
 import type { Db } from "../db"
 
 export type InboxEntry = { id: string; state: InboxState; inserted: boolean }
+export type ClaimedEntry = { id: string; provider_id: string; raw_body: string; created_at: Date }
 export type InboxState = "received" | "applied" | "failed" | "rejected"
 export type Deliveries = {
   accepted: number
@@ -27,7 +28,6 @@ const APPLIED_CACHE_SIZE = 20_000
 export class WebhookInbox {
   /** hash → entry id of callbacks this process saw applied (bounded, oldest dropped first). */
   private applied_ = new Map<string, string>()
-  private inFlight_ = new Map<string, string>()
   private pendingDuplicates_ = new Map<string, number>()
   private flushTimer_: NodeJS.Timeout | null = null
   private flushing_: Promise<void> = Promise.resolve()
@@ -66,17 +66,9 @@ export class WebhookInbox {
       return { id: PRUNED_ENTRY_ID, state: "applied", inserted: false }
     }
     this.counters.delivery(providerId, row.inserted ? "accepted" : "duplicate")
-    if (row.state === "applied") {
-      this.remember(hash, row.id)
-    } else if (row.state !== "rejected") {
-      // it will be applied now and settled: only then is its hash worth remembering
-      this.inFlight_.set(row.id, hash)
-    }
+    // applied by whichever process claims it: remembered here once a delivery finds it applied
+    if (row.state === "applied") this.remember(hash, row.id)
     return row
-  }
-
-  get inFlightCount(): number {
-    return this.inFlight_.size
   }
 
   get appliedCacheSize(): number {
@@ -84,20 +76,17 @@ export class WebhookInbox {
   }
 
   async settle(id: string, outcome: InboxOutcome): Promise<void> {
-    const hash = this.inFlight_.get(id)
-    this.inFlight_.delete(id)
     if (outcome.ok) {
-      if (hash) this.remember(hash, id)
       await this.db().raw(
         `update payin_webhook_event set state = 'applied', attempts = attempts + 1, applied_at = now(),
-           result = ?::jsonb, last_error = null, next_attempt_at = null, updated_at = now()
+           result = ?::jsonb, last_error = null, next_attempt_at = null, claimed_until = null, updated_at = now()
          where id = ?`,
         [JSON.stringify(outcome.result ?? null), id]
       )
     } else if (outcome.permanent) {
       const refused = await this.db().raw(
         `update payin_webhook_event set state = 'rejected', attempts = attempts + 1, last_error = ?,
-           next_attempt_at = null, updated_at = now()
+           next_attempt_at = null, claimed_until = null, updated_at = now()
          where id = ? and state <> 'rejected' returning provider_id`,
         [outcome.error.slice(0, 2000), id]
       )
@@ -111,22 +100,27 @@ export class WebhookInbox {
       await this.db().raw(
         `update payin_webhook_event set state = 'failed', attempts = attempts + 1, last_error = ?,
            next_attempt_at = now() + least(interval '1 hour', interval '30 seconds' * power(2, attempts)),
-           updated_at = now()
+           claimed_until = null, updated_at = now()
          where id = ?`,
         [outcome.error.slice(0, 2000), id]
       )
     }
   }
 
-  /** Entries due for another attempt: failed ones whose time came, and received ones left behind by a crash. */
-  async due(limit: number, stuckAfterSeconds = 60): Promise<{ id: string; provider_id: string; raw_body: string; created_at: Date }[]> {
+  /**
+   * Leases up to `limit` entries to apply, oldest first: received ones and failed ones whose retry
+   * time came, none that another process holds (its lease not passed). One statement.
+   */
+  async claim(limit: number, leaseSeconds: number): Promise<ClaimedEntry[]> {
     const result = await this.db().raw(
-      `select id, provider_id, raw_body, created_at from payin_webhook_event
-       where deleted_at is null and (
-         (state = 'failed' and next_attempt_at <= now()) or
-         (state = 'received' and created_at < now() - (? * interval '1 second')))
-       order by created_at limit ?`,
-      [stuckAfterSeconds, limit]
+      `update payin_webhook_event e set claimed_until = now() + make_interval(secs => ?)
+       from (select id from payin_webhook_event
+             where deleted_at is null and (claimed_until is null or claimed_until < now())
+               and (state = 'received' or (state = 'failed' and next_attempt_at <= now()))
+             order by created_at limit ? for update skip locked) due
+       where e.id = due.id
+       returning e.id, e.provider_id, e.raw_body, e.created_at`,
+      [leaseSeconds, limit]
     )
     return result.rows
   }

@@ -61,6 +61,9 @@ export function jobOverdue(run: Pick<JobRun, "last_run_at" | "interval_seconds">
 export const RECONCILE_JOB = "payin-reconcile"
 export const RETENTION_JOB = "payin-retention"
 export const NOTIFICATION_RETRY_JOB = "payin-notification-retry"
+/** Claims the webhooks left in the inbox (a lost wake-up, a retry due, a dead process's lease passed). */
+export const WEBHOOK_INBOX_JOB = "payin-webhook-inbox"
+export const WEBHOOK_INBOX_INTERVAL_SECONDS = 5
 export const RETENTION_INTERVAL_SECONDS = 600
 export const NOTIFICATION_RETRY_INTERVAL_SECONDS = 60
 
@@ -69,5 +72,6 @@ export function pluginJobs(plugin: { reconcileIntervalSeconds: number }): { name
     { name: RECONCILE_JOB, interval_seconds: plugin.reconcileIntervalSeconds },
     { name: RETENTION_JOB, interval_seconds: RETENTION_INTERVAL_SECONDS },
     { name: NOTIFICATION_RETRY_JOB, interval_seconds: NOTIFICATION_RETRY_INTERVAL_SECONDS },
+    { name: WEBHOOK_INBOX_JOB, interval_seconds: WEBHOOK_INBOX_INTERVAL_SECONDS },
   ]
 }

@@ -15,10 +15,13 @@ export const PayinWebhookEvent = model
     next_attempt_at: model.dateTime().nullable(),
     applied_at: model.dateTime().nullable(),
     result: model.json().nullable(),
+    /** Leased by the process applying it; past this another process may take it over. */
+    claimed_until: model.dateTime().nullable(),
   })
   .indexes([
     { on: ["provider_id", "payload_hash"], unique: true },
     { on: ["state", "next_attempt_at"] },
+    { on: ["created_at"], where: "state = 'received'" },
     { on: ["service_id"] },
     { on: ["applied_at"], where: "state = 'applied'" },
     { on: ["provider_id", "applied_at"], where: "state = 'applied'" },

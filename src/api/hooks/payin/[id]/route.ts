@@ -37,7 +37,7 @@ async function answer(req: MedusaRequest, res: MedusaResponse, span: PayinSpan):
     res.status(503).json({ code, message })
     return outcome
   }
-  const notInTime = () => later("late", "apply_timeout", `Not answered within ${WEBHOOK_ANSWER_DEADLINE_MS} ms; send it again later`)
+  const notInTime = () => later("late", "apply_timeout", `Not stored within ${WEBHOOK_ANSWER_DEADLINE_MS} ms; send it again later`)
   const instanceId = req.params.id
   const payin = req.scope.resolve<PayinModuleService>(PAYIN_MODULE)
   const configured = await beforeDeadline(payin.settings.providerOptions(instanceId), deadline)
@@ -90,17 +90,13 @@ async function answer(req: MedusaRequest, res: MedusaResponse, span: PayinSpan):
     case "foreign":
       res.status(403).json({ code: "foreign_payin", message: "This transaction belongs to another merchant account" })
       return "foreign"
-    case "queued":
-      res.status(202).json({ received: true, applied: false, message: "Stored; it will be applied by the retry job" })
-      return "queued"
     case "duplicate":
       res.status(200).json({ received: true, duplicate: true })
       return "duplicate"
-    default: {
-      const { outcome: _o, ...result } = outcome
-      res.status(result.effectPending ? 202 : 200).json({ received: true, ...result })
-      return result.effectPending ? "effect_pending" : "applied"
-    }
+    default:
+      // stored: the worker books it (the inbox keeps it until then)
+      res.status(200).json({ received: true, id: outcome.id })
+      return "stored"
   }
 }
 
