@@ -29,7 +29,7 @@ export async function rate(base: string, connections: number, seconds: number, n
   return { rps: count / elapsed, count, statuses }
 }
 
-export type Batch = { ms: number; rps: number; count: number; statuses: Record<number, number>; bodies: string[]; p50: number }
+export type Batch = { ms: number; rps: number; count: number; statuses: Record<number, number>; bodies: string[]; p50: number; p99: number }
 
 /**
  * Sends every request of `requests` (prepared beforehand), `connections` in flight, and times the
@@ -57,5 +57,6 @@ export async function batch(base: string, connections: number, requests: BenchRe
   const ms = performance.now() - started
   await pool.close()
   const sorted = [...latencies].sort((a, b) => a - b)
-  return { ms, rps: requests.length / (ms / 1000), count: requests.length, statuses, bodies, p50: sorted[Math.floor(sorted.length / 2)] ?? 0 }
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? 0
+  return { ms, rps: requests.length / (ms / 1000), count: requests.length, statuses, bodies, p50: at(0.5), p99: at(0.99) }
 }
