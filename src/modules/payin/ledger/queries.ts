@@ -240,7 +240,7 @@ export class LedgerQueries {
       ),
       row.service_id
         ? this.db().raw(
-            `select id, status, state, attempts, duplicates, last_error, created_at, applied_at, next_attempt_at
+            `select id, status, state, attempts, duplicates, last_error, result, created_at, applied_at, next_attempt_at
              from payin_webhook_event where service_id = ? and provider_id = ? and deleted_at is null
              order by created_at, id`,
             [row.service_id, row.provider_id]
