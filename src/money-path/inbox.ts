@@ -168,7 +168,8 @@ export class InboxDrain {
 
   constructor(
     private readonly container: MedusaContainer,
-    private readonly concurrency = APPLY_CONCURRENCY
+    private readonly concurrency = APPLY_CONCURRENCY,
+    private readonly apply: (container: MedusaContainer, entry: ClaimedEntry) => Promise<unknown> = applyClaimed
   ) {}
 
   get active(): number {
@@ -219,7 +220,7 @@ export class InboxDrain {
   }
 
   private start(entry: ClaimedEntry): void {
-    const running: Promise<void> = applyClaimed(this.container, entry)
+    const running: Promise<void> = this.apply(this.container, entry)
       .then(
         () => undefined,
         (error: unknown) => {

@@ -21,7 +21,7 @@ export type LockOptions = {
   waitMs: number
 }
 
-// below WEBHOOK_ANSWER_DEADLINE_MS: a delivery that waited in vain is still answered "queued" (202)
+// a booking that waited in vain is retried (the inbox backs off); a held lock never stalls a worker slot for long
 export const PAYIN_LOCK_WAIT_MAX_MS = 5_000
 
 export function payinLockOptions(lockTtlSeconds: number): LockOptions {
