@@ -119,6 +119,7 @@ describe("parsePluginOptions", () => {
       healthServiceErrorPercent: 25,
       healthRequisitesUnavailablePercent: 50,
       healthUncapturedMinutes: 15,
+      webhookBacklogSeconds: 120,
       apiKeyMaxAgeDays: 365,
     })
     // the job ticks every RECONCILE_TICK_SECONDS: every accepted interval is kept

@@ -74,6 +74,10 @@ const WORDINGS: Record<SignalId, (f: Figure, c: Context) => Wording> = {
     values: { signatureFailures: c.number(f.signature_failures), rejected: c.number(f.rejected), window: c.number(f.window_minutes ?? 60), reason: f.last_reason },
     sentence: f.last_reason ? "sentence" : "sentenceNoReason",
   }),
+  webhooks_backlog: (f, c) => ({
+    values: { count: c.number(f.count), oldest: c.date(f.oldest_at), threshold: c.number(f.threshold_seconds) },
+    sentence: Number(f.count) > 0 ? "sentence" : "sentenceNone",
+  }),
   // failing while the service's latest answer is the refusal; a warning once a later call was accepted
   service_key: (f, c) => ({ values: { refused: c.number(f.refused), last: c.date(f.last_at) }, sentence: c.state === "failing" ? "sentence" : "sentenceAccepted" }),
   service_ip: (f, c) => ({
@@ -153,6 +157,7 @@ export function signalText(t: Translate, signal: Pick<HealthSignal, "id" | "stat
 export const SIGNAL_TEXT_KEYS: Record<SignalId, readonly string[]> = {
   webhooks_missing: ["title", "sentence", "action"],
   webhook_rejections: ["title", "sentence", "sentenceNoReason", "action"],
+  webhooks_backlog: ["title", "sentence", "sentenceNone", "action"],
   service_key: ["title", "sentence", "sentenceAccepted", "action"],
   service_ip: ["title", "sentence", "sentenceNoAddress", "sentenceAccepted", "action", "actionNoAddress"],
   service_errors: ["title", "sentence", "sentenceNoKinds", "action"],

@@ -29,6 +29,7 @@ export const THRESHOLD_FIELDS = [
   { path: "healthServiceErrorPercent", kind: "number", label: "healthServiceErrorPercent", hint: true },
   { path: "healthRequisitesUnavailablePercent", kind: "number", label: "healthRequisitesUnavailablePercent", hint: true },
   { path: "healthUncapturedMinutes", kind: "number", label: "healthUncapturedMinutes", hint: true },
+  { path: "webhookBacklogSeconds", kind: "number", label: "webhookBacklogSeconds", hint: true },
   { path: "apiKeyMaxAgeDays", kind: "number", label: "apiKeyMaxAgeDays", hint: true },
 ] as const satisfies readonly FieldSpec<PluginFieldPath>[]
 

@@ -7,9 +7,9 @@ import ru from "../../i18n/json/ru.json"
 import type { HealthSignal } from "../health-api"
 import { SIGNAL_IDS, SIGNAL_TEXT_KEYS, alertsKey, groupProblems, hasManyInstances, instanceOf, linkLabelKey, signalTestId, signalText } from "../health-text"
 
-// The signals of the health contract (issue 34), by group: the admin must speak of each.
+// The signals of the health contract (issue 34; webhooks_backlog issue 40), by group: the admin must speak of each.
 const CONTRACT: Record<string, string[]> = {
-  webhooks: ["webhooks_missing", "webhook_rejections"],
+  webhooks: ["webhooks_missing", "webhook_rejections", "webhooks_backlog"],
   service: ["service_key", "service_ip", "service_errors", "requisites_unavailable"],
   money: ["effects_failing", "paid_not_captured", "stray_payments"],
   worker: ["jobs_overdue"],
@@ -21,6 +21,7 @@ const AT = "2026-11-28T09:15:00.000Z"
 const FIGURES: Record<string, Record<string, unknown>> = {
   webhooks_missing: { missed: 3, last_applied_at: AT, window_minutes: 60 },
   webhook_rejections: { signature_failures: 7, rejected: 2, last_reason: "signature_mismatch", window_minutes: 60 },
+  webhooks_backlog: { count: 3, oldest_at: AT, waiting_seconds: 600, threshold_seconds: 120 },
   service_key: { refused: 4, last_at: AT },
   service_ip: { refused: 2, last_at: AT, address: "203.0.113.7" },
   service_errors: { calls: 40, errors: 12, error_percent: 30, mean_ms: 812, max_ms: 15003, by_kind: { ok: { count: 28, mean_ms: 120, max_ms: 400 }, timeout: { count: 9, mean_ms: 15000, max_ms: 15003 }, server_error: { count: 3, mean_ms: 40, max_ms: 90 } } },
@@ -128,7 +129,7 @@ describe("the Health section's texts", () => {
   it.each(["en", "ru"] as const)("words every signal the backend computes, each in the state it is in, in %s", (language) => {
     const now = new Date(AT)
     const hourAgo = new Date(+now - 30 * 60_000)
-    const thresholds = { healthMissedWebhooks: 2, healthRejectedWebhooks: 5, healthServiceErrorPercent: 25, healthRequisitesUnavailablePercent: 50, healthUncapturedMinutes: 15, apiKeyMaxAgeDays: 365 }
+    const thresholds = { healthMissedWebhooks: 2, healthRejectedWebhooks: 5, healthServiceErrorPercent: 25, healthRequisitesUnavailablePercent: 50, healthUncapturedMinutes: 15, webhookBacklogSeconds: 120, apiKeyMaxAgeDays: 365 }
     const call = (operation: string, outcome: string, count: number, detail: string | null = null) => ({ operation, outcome, count, total_ms: count * 100, max_ms: 300, last_at: hourAgo, detail })
     const troubled = providerSignals(
       {
@@ -137,6 +138,7 @@ describe("the Health section's texts", () => {
         lastAppliedAt: null,
         missed: 3,
         webhookRefusals: [{ reason: "signature_mismatch", count: 6, last_at: hourAgo }],
+        backlog: { count: 4, oldest_at: hourAgo },
         calls: [call("look_up", "ip_not_whitelisted", 2, "127.0.0.1"), call("create_payin", "requisites_unavailable", 4), call("look_up", "timeout", 5), call("create_payin", "key_refused", 1)],
         effects: { waiting: 1, failed: 1, orders: ["order_01A"] },
         uncaptured: { count: 2, oldest_paid_at: hourAgo, orders: ["order_01B"] },

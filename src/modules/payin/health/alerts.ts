@@ -10,6 +10,7 @@ export const EMAIL_TEMPLATES = { failing: "payin.health.failing", recovered: "pa
 const TITLES: Record<SignalId, string> = {
   webhooks_missing: "webhooks are not arriving",
   webhook_rejections: "webhooks are refused",
+  webhooks_backlog: "webhooks wait to be booked",
   service_key: "the service refuses the API key",
   service_ip: "the service refuses this store's IP address",
   service_errors: "calls to the payment service fail",
@@ -27,6 +28,7 @@ const TITLES: Record<SignalId, string> = {
 const RECOVERED: Partial<Record<SignalId, string>> = {
   webhooks_missing: "webhooks arrive again",
   webhook_rejections: "webhooks are accepted again",
+  webhooks_backlog: "webhooks are booked again",
   service_key: "the service accepts the API key again",
   service_ip: "the service accepts this store's IP address again",
   service_errors: "calls to the payment service succeed again",

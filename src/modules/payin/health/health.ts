@@ -167,7 +167,7 @@ export class Health {
     const hourAgo = new Date(+now - WINDOW_MINUTES * 60_000)
     const plugin = await this.settings.plugin()
     const paidBefore = new Date(+now - plugin.healthUncapturedMinutes * 60_000)
-    const [applied, counters, effects, uncaptured, stray, provider] = await Promise.all([
+    const [applied, counters, effects, uncaptured, stray, provider, backlog] = await Promise.all([
       db.raw(LAST_APPLIED_SQL, [providerId]),
       db.raw(
         `select kind, sum(count)::int as count, sum(total_ms)::bigint as total_ms, max(max_ms) as max_ms, max(last_at) as last_at,
@@ -197,6 +197,12 @@ export class Health {
         [INSIGHT_FLAGS.stray.flags, providerId, new Date(+now - STRAY_DAYS * 86_400_000)]
       ),
       this.settings.provider(instanceId),
+      // the partial index of received entries (created_at) serves it
+      db.raw(
+        `select count(*)::int as count, min(created_at) as oldest from payin_webhook_event
+         where state = 'received' and deleted_at is null and created_at < ? and provider_id = ?`,
+        [new Date(+now - plugin.webhookBacklogSeconds * 1000), providerId]
+      ),
     ])
     const lastAppliedAt = (applied.rows[0]?.at as Date | null) ?? null
     const missed = await db.raw(
@@ -221,6 +227,7 @@ export class Health {
       lastAppliedAt,
       missed: missed.rows[0].count,
       webhookRefusals,
+      backlog: { count: backlog.rows[0].count, oldest_at: backlog.rows[0].oldest ?? null },
       calls,
       effects: { waiting: e.waiting, failed: e.failed, orders: e.orders ?? [] },
       uncaptured: { count: u.count, oldest_paid_at: u.oldest ?? null, orders: u.orders ?? [] },

@@ -14,6 +14,7 @@ export type Thresholds = {
   healthServiceErrorPercent: number
   healthRequisitesUnavailablePercent: number
   healthUncapturedMinutes: number
+  webhookBacklogSeconds: number
   apiKeyMaxAgeDays: number
 }
 
@@ -25,6 +26,8 @@ export type ProviderFigures = {
   lastAppliedAt: Date | null
   missed: number
   webhookRefusals: { reason: string; count: number; last_at: Date }[]
+  /** Verified webhooks stored longer than `webhookBacklogSeconds` ago and not booked yet. */
+  backlog: { count: number; oldest_at: Date | null }
   calls: CallCount[]
   effects: { waiting: number; failed: number; orders: string[] }
   uncaptured: { count: number; oldest_paid_at: Date | null; orders: string[] }
@@ -127,6 +130,18 @@ const PROVIDER_RULES: Rule[] = [
         action: "A key rotated in the merchant panel signs with the new key: paste it in the connection settings. Otherwise the refused requests are not from the service and nothing is booked from them",
       }
     },
+  },
+  {
+    id: "webhooks_backlog",
+    link: null,
+    judge: ({ f: { backlog: b }, t, now, name }) => ({
+      state: b.count ? "failing" : "ok",
+      figure: { count: b.count, oldest_at: iso(b.oldest_at), waiting_seconds: b.oldest_at ? Math.round((+now - +b.oldest_at) / 1000) : 0, threshold_seconds: t.webhookBacklogSeconds },
+      summary: b.count
+        ? `${plural(b.count, "webhook")} of ${name} stored more than ${t.webhookBacklogSeconds} s ago ${b.count === 1 ? "is" : "are"} not booked yet (the oldest since ${iso(b.oldest_at)}): no worker books them, or it is far behind`
+        : `Every webhook of ${name} is booked within ${t.webhookBacklogSeconds} s`,
+      action: "Check that a Medusa process runs in worker or shared mode (MEDUSA_WORKER_MODE) and reaches Redis, and read its logs; the webhooks wait in the inbox and are booked once it runs",
+    }),
   },
   {
     id: "service_key",

@@ -213,6 +213,7 @@ export const pluginOptionsSchema = z
     healthServiceErrorPercent: wholeNumber("healthServiceErrorPercent", 1, 100, 25),
     healthRequisitesUnavailablePercent: wholeNumber("healthRequisitesUnavailablePercent", 1, 100, 50),
     healthUncapturedMinutes: wholeNumber("healthUncapturedMinutes", 1, 1440, 15),
+    webhookBacklogSeconds: wholeNumber("webhookBacklogSeconds", 10, 86_400, 120),
     apiKeyMaxAgeDays: wholeNumber("apiKeyMaxAgeDays", 0, 3650, 365),
   })
   .strict()

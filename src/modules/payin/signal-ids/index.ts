@@ -1,7 +1,7 @@
 // The health signals' vocabulary (no imports: the settings' options, the health check, the admin and the tests read it).
 
 export const SIGNAL_GROUPS = {
-  webhooks: ["webhooks_missing", "webhook_rejections"],
+  webhooks: ["webhooks_missing", "webhook_rejections", "webhooks_backlog"],
   service: ["service_key", "service_ip", "service_errors", "requisites_unavailable"],
   money: ["effects_failing", "paid_not_captured", "stray_payments"],
   worker: ["jobs_overdue"],
@@ -20,6 +20,7 @@ export const WARNING_ONLY_SIGNALS = ["stray_payments", "webhook_url", "encryptio
 export const ALERTABLE_SIGNALS = [
   "webhooks_missing",
   "webhook_rejections",
+  "webhooks_backlog",
   "service_key",
   "service_ip",
   "service_errors",

@@ -137,7 +137,7 @@ describe("the settings page's sections", () => {
     for (const o of ALERT_SIGNAL_OPTIONS) expect(choices).toContain(`data-method="${o.value}"`)
     // all alertable signals on by default
     expect(choices.match(/data-state="checked"/g)?.length).toBeGreaterThanOrEqual(ALERT_SIGNAL_OPTIONS.length)
-    for (const path of ["healthMissedWebhooks", "healthRejectedWebhooks", "healthServiceErrorPercent", "healthRequisitesUnavailablePercent", "healthUncapturedMinutes", "apiKeyMaxAgeDays"]) {
+    for (const path of ["healthMissedWebhooks", "healthRejectedWebhooks", "healthServiceErrorPercent", "healthRequisitesUnavailablePercent", "healthUncapturedMinutes", "webhookBacklogSeconds", "apiKeyMaxAgeDays"]) {
       expect(html).toMatch(new RegExp(`id="payin-${path}"[^>]*aria-describedby="payin-${path}-hint"|aria-describedby="payin-${path}-hint"[^>]*id="payin-${path}"`))
       expect(html).toContain(`id="payin-${path}-hint"`)
     }

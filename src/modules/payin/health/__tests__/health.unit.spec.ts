@@ -63,6 +63,7 @@ function figures(over: Partial<ProviderFigures> = {}): ProviderFigures {
     lastAppliedAt: T0,
     missed: 0,
     webhookRefusals: [],
+    backlog: { count: 0, oldest_at: null },
     calls: [],
     effects: { waiting: 0, failed: 0, orders: [] },
     uncaptured: { count: 0, oldest_paid_at: null, orders: [] },
@@ -95,6 +96,14 @@ describe("providerSignals: figures to states", () => {
     expect(failing.state).toBe("failing")
     expect(failing.summary).toContain("2 pay-ins")
     expect(failing.action).toContain("https://shop.example.com/hooks/payin/default")
+  })
+
+  it("webhooks_backlog fails while a stored webhook waits past the threshold, saying how long", () => {
+    const waiting = state(providerSignals(figures({ backlog: { count: 3, oldest_at: T0 } }), thresholds, at(10)), "webhooks_backlog")
+    expect(waiting).toMatchObject({ state: "failing", figure: { count: 3, oldest_at: T0.toISOString(), waiting_seconds: 600, threshold_seconds: 120 } })
+    expect(waiting.summary).toContain("3 webhooks")
+    expect(waiting.action).toContain("MEDUSA_WORKER_MODE")
+    expect(state(providerSignals(figures(), thresholds, at(10)), "webhooks_backlog").state).toBe("ok")
   })
 
   it("webhook_rejections counts signature failures apart, failing at the threshold", () => {
