@@ -467,7 +467,7 @@ medusaIntegrationTestRunner({
                 capturedSince(Date.now() - 50, "webhook")
                 apply.set({ "payin.id": ledgerId, "payin.status.from": "active", "payin.status.to": "closed", "payin.status.changed": true, "payin.effect_pending": false })
               })
-              return "applied"
+              return "stored"
             },
             () => 200
           )

@@ -197,7 +197,7 @@ storeSpec({ key: KEY }, (h) => {
       })
     expect((await post(KEY)).status).toBe(401)
     await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
-    await sandbox.webhooksIdle()
+    await h.deliver()
     const delivered = sandbox.deliveries().filter((d) => d.body.includes(payin.id))
     expect(delivered.at(-1)?.responseStatus).toBe(200)
     const detail = await call("get", `/admin/payin/transactions?q=${session.id}`)
@@ -350,7 +350,7 @@ storeSpec({ key: KEY }, (h) => {
     // webhook deliveries show on the detail
     sandbox.updateMerchant({ webhookUrl: `${api.defaults.baseURL}/hooks/payin/default` })
     await control(sandbox, "POST", `/_sandbox/transactions/${payin2.id}/webhook`, { repeat: 2 })
-    await sandbox.webhooksIdle()
+    await h.deliver()
     const detail = await call("get", `/admin/payin/transactions/${row2.id}`)
     expect(detail.data.webhooks).toHaveLength(1)
     expect(detail.data.webhooks[0]).toMatchObject({ status: "dispute", state: "applied", duplicates: 1 })

@@ -136,7 +136,7 @@ storeSpec({ key: KEY }, (h) => {
     // a late callback of the same close changes nothing
     sandbox.updateMerchant({ webhookUrl: `${api.defaults.baseURL}/hooks/payin/default` })
     await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/webhook`)
-    await sandbox.webhooksIdle()
+    await h.deliver()
     expect(await booked(session.id, orderId)).toMatchObject({ captured: cents(less), captures: 1 })
   })
 
@@ -213,7 +213,7 @@ storeSpec({ key: KEY }, (h) => {
   it("paid after the store ended the pay-in, before any order: a cart completed afterwards captures nothing", async () => {
     const { cartId, session, tx } = await sessionFirst()
     await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/expire`)
-    await sandbox.webhooksIdle()
+    await h.deliver()
     const ended = await row(session.id)
     expect(ended.store_canceled_at).not.toBeNull()
     // the shopper pays late: the service closes the pay-in after all

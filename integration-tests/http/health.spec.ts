@@ -9,14 +9,15 @@
 //      captures them, `webhooks_missing` fails on a server's GET /admin/payin/health, one feed
 //      alert and one e-mail; deliveries resume, a paid pay-in's webhook is applied: back to ok, one
 //      recovery notice;
-//   3. the worker is killed (its reconciliation job's runs stop; `jobs_overdue` fails 2 × 10 s +
-//      60 s after its last run), and meanwhile:
+//   4. a capture Medusa refuses (its payment table refuses writes) with effectRetryLimit 1, booked
+//      on the worker: `effects_failing` fails and its alert names the order;
+//   3. the worker is killed (its jobs' runs stop; `jobs_overdue` fails two intervals and a slack
+//      after the last run of the webhook inbox job, every 5 s), and meanwhile:
 //   2. the key refused (401) then this store's address refused (403) by the service, each on a
 //      checkout's pay-in creation: `service_key`, then `service_ip` naming the address the service
 //      saw, each alerted once and, after an accepted call, out of failing (a warning: refused in
 //      the last hour) with one recovery notice;
-//   4. a capture Medusa refuses (its payment table refuses writes) with effectRetryLimit 1:
-//      `effects_failing` fails and its alert names the order;
+//   6. a paid pay-in's webhook stored by a server and booked by no one: `webhooks_backlog` fails;
 //   5. five forged callbacks over both servers: `webhook_rejections` fails and is alerted once;
 //   then `jobs_overdue` fails and is alerted once. At the end, over the whole run: exactly one
 //   alert per incident and no other, in Medusa's notification records.
@@ -24,7 +25,7 @@ import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { request } from "undici"
 import type { RunningSandbox } from "../../src/sandbox"
 import { RECONCILE_JOB } from "../../src/money-path/reconcile"
-import { overdueAfterMs } from "../../src/modules/payin/job-runs/job-runs"
+import { WEBHOOK_INBOX_INTERVAL_SECONDS, WEBHOOK_INBOX_JOB, overdueAfterMs } from "../../src/modules/payin/job-runs/job-runs"
 import { PAYIN_MODULE } from "../../src/modules/payin/key"
 import type PayinModuleService from "../../src/modules/payin/service"
 import { TEST_ADMIN } from "../support/admin"
@@ -216,7 +217,7 @@ appSpec((h, { dbConfig }) => {
 
       // The alerts also go by e-mail, to the recipient saved from the admin (one process saves,
       // the others read it from the database).
-      const saved = await adminA.post("/admin/payin/settings", { alertEmailRecipients: [OPS] }, auth)
+      const saved = await adminA.post("/admin/payin/settings", { alertEmailRecipients: [OPS], webhookBacklogSeconds: 10 }, auth)
       expect(saved.status).toBe(200)
       const before = await health()
       expect(before).toMatchObject({ check_interval_seconds: CHECK_SECONDS, alerts: { enabled: true, email_recipients: 1 } })
@@ -239,6 +240,7 @@ appSpec((h, { dbConfig }) => {
       const missed = [await placeOrder(shopA), await placeOrder(shopB)]
       const afterResume = await placeOrder(shopA)
       const captureFails = await placeOrder(shopB)
+      const waits = await placeOrder(shopA)
       mark("orders placed")
 
       // 1. The service stops calling back; two pay-ins are paid meanwhile.
@@ -299,9 +301,38 @@ appSpec((h, { dbConfig }) => {
       expect(recovered.data.description).toContain(missingAlert.data.since)
       expect(recovered.data.since).toBe(missingAlert.data.since)
 
+      // 4. A capture Medusa refuses, past its retries (effectRetryLimit 1): Medusa's payment
+      //    table refuses writes while the pay-in is paid and its webhook booked on the worker.
+      expect((await adminA.post("/admin/payin/settings", { effectRetryLimit: 1 }, auth)).status).toBe(200)
+      await h.sql(`alter table "payment" add constraint payin_test_block check (false) not valid`)
+      try {
+        await control(sandbox, "POST", `/_sandbox/transactions/${captureFails.payinId}/pay`)
+        await sandbox.webhooksIdle()
+        const flagged = await eventually(
+          "the capture failed and flagged",
+          async () => {
+            const row = await rowOf(captureFails.sessionId)
+            return row.effect_pending === "capture" && row.flags?.capture_failed ? row : null
+          },
+          30_000,
+          250
+        )
+        // failed once: past effectRetryLimit 1, flagged
+        expect(flagged).toMatchObject({ status: "closed", effect_attempts: 1, flags: { capture_failed: expect.objectContaining({ attempts: 1 }) } })
+      } finally {
+        await h.sql(`alter table "payment" drop constraint payin_test_block`)
+      }
+      expect(await captured([captureFails.sessionId])).toBe(false)
+      const effects = await signalBecomes("effects_failing", "failing", 30_000)
+      expect(effects.figure).toMatchObject({ failed: 1, orders: [captureFails.orderId] })
+      expect(effects.link).toBe("/payin?flag=capture_failed")
+      const { alert: effectsAlert } = await alertedIncident("effects_failing")
+      mark("effects_failing alerted")
+      expect(effectsAlert.data.description).toContain(captureFails.orderId)
+
       // 3. The worker is killed: no process runs the plugin's jobs any more. jobs_overdue fails
       //    two intervals and a slack after the last run: steps 2, 4 and 5 run meanwhile.
-      const lastRun = await h.ledger.lastJobRun(RECONCILE_JOB)
+      const lastRun = await h.ledger.lastJobRun(WEBHOOK_INBOX_JOB)
       await worker.kill()
       const killedAt = Date.now()
       mark("worker killed")
@@ -349,34 +380,19 @@ appSpec((h, { dbConfig }) => {
       await signalBecomes("service_ip", "warning", 30_000)
       await oneAlert("service_ip", "recovered")
 
-      // 4. A capture Medusa refuses, past its retries (effectRetryLimit 1): Medusa's payment
-      //    table refuses writes while the pay-in is paid and its webhook applied on server A.
-      expect((await adminA.post("/admin/payin/settings", { effectRetryLimit: 1 }, auth)).status).toBe(200)
-      await h.sql(`alter table "payment" add constraint payin_test_block check (false) not valid`)
-      try {
-        await control(sandbox, "POST", `/_sandbox/transactions/${captureFails.payinId}/pay`)
-        await sandbox.webhooksIdle()
-        const flagged = await eventually(
-          "the capture failed and flagged",
-          async () => {
-            const row = await rowOf(captureFails.sessionId)
-            return row.effect_pending === "capture" && row.flags?.capture_failed ? row : null
-          },
-          30_000,
-          250
-        )
-        // failed once: past effectRetryLimit 1, flagged
-        expect(flagged).toMatchObject({ status: "closed", effect_attempts: 1, flags: { capture_failed: expect.objectContaining({ attempts: 1 }) } })
-      } finally {
-        await h.sql(`alter table "payment" drop constraint payin_test_block`)
-      }
-      expect(await captured([captureFails.sessionId])).toBe(false)
-      const effects = await signalBecomes("effects_failing", "failing", 30_000)
-      expect(effects.figure).toMatchObject({ failed: 1, orders: [captureFails.orderId] })
-      expect(effects.link).toBe("/payin?flag=capture_failed")
-      const { alert: effectsAlert } = await alertedIncident("effects_failing")
-      mark("effects_failing alerted")
-      expect(effectsAlert.data.description).toContain(captureFails.orderId)
+      // 6. No worker books webhooks: a paid pay-in's webhook is answered 200 by server A and stored,
+      //    then waits; past webhookBacklogSeconds (10 s here) `webhooks_backlog` fails, alerted once.
+      await control(sandbox, "POST", `/_sandbox/transactions/${waits.payinId}/pay`)
+      await sandbox.webhooksIdle()
+      expect(sandbox.deliveries().filter((d) => d.transactionId === waits.payinId).map((d) => d.responseStatus)).toEqual([200])
+      const backlog = await signalBecomes("webhooks_backlog", "failing", 60_000)
+      expect(backlog.figure).toMatchObject({ count: 1, threshold_seconds: 10 })
+      expect(backlog.figure.waiting_seconds).toBeGreaterThanOrEqual(10)
+      const { alert: backlogAlert } = await alertedIncident("webhooks_backlog")
+      mark("webhooks_backlog alerted")
+      expect(backlogAlert.data.description).toContain("MEDUSA_WORKER_MODE")
+      expect(await captured([waits.sessionId])).toBe(false)
+      expect((await h.ledger.inbox.events({ service_id: waits.payinId })).map((e: any) => e.state)).toEqual(["received"])
 
       // 5. Forged callbacks (a wrong signature), five over both servers: each answered 401,
       //    `webhook_rejections` fails at its threshold (5 in the last hour) and is alerted once.
@@ -398,13 +414,15 @@ appSpec((h, { dbConfig }) => {
       // 3 (cont.). No worker: the reconciliation job is overdue, on a server.
       const overdue = await signalBecomes("jobs_overdue", "failing", OVERDUE_AFTER_MS + 60_000 - (Date.now() - killedAt))
       mark("jobs_overdue failing")
-      // not before two intervals and the slack after its last run
-      expect(Date.parse(overdue.since)).toBeGreaterThanOrEqual(new Date(lastRun!.last_run_at).getTime() + OVERDUE_AFTER_MS - 1000)
-      expect(overdue.figure.jobs).toEqual(expect.arrayContaining([expect.objectContaining({ name: RECONCILE_JOB, overdue: true, interval_seconds: RECONCILE_SECONDS })]))
+      // not before two intervals and the slack after the last run of the first job due (the webhook inbox's, every 5 s)
+      expect(Date.parse(overdue.since)).toBeGreaterThanOrEqual(new Date(lastRun!.last_run_at).getTime() + overdueAfterMs(WEBHOOK_INBOX_INTERVAL_SECONDS) - 1000)
+      expect(overdue.figure.jobs).toEqual(expect.arrayContaining([expect.objectContaining({ name: WEBHOOK_INBOX_JOB, overdue: true, interval_seconds: WEBHOOK_INBOX_INTERVAL_SECONDS })]))
       const { alert: jobsAlert } = await alertedIncident("jobs_overdue")
       mark("jobs_overdue alerted")
       expect(jobsAlert.data.provider_id).toBeNull()
-      expect(jobsAlert.data.description).toContain(RECONCILE_JOB)
+      expect(jobsAlert.data.description).toContain(WEBHOOK_INBOX_JOB)
+      // and the reconciliation's too, once its own window passed
+      await eventually("the reconciliation job overdue too", async () => signalOf(await health(), "jobs_overdue").figure.jobs.some((j: any) => j.name === RECONCILE_JOB && j.overdue), 60_000, 500)
 
       // A check whose figures are older than what another process recorded (a slow check: here
       // from before the job was overdue) changes nothing and sends nothing: it once recorded "ok"
@@ -435,6 +453,7 @@ appSpec((h, { dbConfig }) => {
           "webhooks_missing:failing",
           "webhooks_missing:recovered",
           "webhook_rejections:failing",
+          "webhooks_backlog:failing",
         ].sort()
       )
       const mails = (await emails()).map((n) => `${n.data.signal}:${n.template}`).sort()
@@ -449,6 +468,7 @@ appSpec((h, { dbConfig }) => {
           "webhooks_missing:payin.health.failing",
           "webhooks_missing:payin.health.recovered",
           "webhook_rejections:payin.health.failing",
+          "webhooks_backlog:payin.health.failing",
         ].sort()
       )
       // the unannounced and the called-back payments were captured once each

@@ -8,7 +8,7 @@ import type { Transaction } from "../../src/client/schemas"
 import { sign } from "../../src/client/signature"
 import type { RunningSandbox } from "../../src/sandbox"
 import { reconcilePayins } from "../../src/money-path/reconcile"
-import { retryWebhookInbox } from "../../src/money-path/inbox"
+import { applyWebhookInbox } from "../../src/money-path/inbox"
 import { adminHeaders } from "../support/admin"
 import { appSpec } from "../support/harness"
 import { appDir, pool, shuffle, startMedusa } from "../support/medusa-process"
@@ -84,7 +84,7 @@ appSpec((h, { dbConfig }) => {
       })
       expect(answers.filter((s) => s !== 200 && s !== 202)).toEqual([])
       // anything stored but not applied yet is applied by the retry job
-      await retryWebhookInbox(container, 1000, 0)
+      await applyWebhookInbox(container)
 
       const rows = (await h.ledger.rows({}, { take: 10_000 })) as any[]
       expect(rows).toHaveLength(CHECKOUTS)
@@ -169,7 +169,7 @@ appSpec((h, { dbConfig }) => {
         if (Date.now() > lockDeadline) throw new Error("a per-pay-in lock of the killed process did not expire within 60 s")
         await new Promise((r) => setTimeout(r, 250))
       }
-      await retryWebhookInbox(container, 1000, 0)
+      await applyWebhookInbox(container)
       await reconcilePayins(container, { olderThanSeconds: 0 })
 
       for (const b of batch) {

@@ -88,7 +88,7 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
     const expired = await h.placedOrder()
     await control(sandbox, "POST", `/_sandbox/transactions/${paid.payin.id}/pay`)
     await control(sandbox, "POST", `/_sandbox/transactions/${expired.payin.id}/expire`)
-    await sandbox.webhooksIdle()
+    await h.deliver()
     await eventually("paid captured, expired canceled", async () => {
       const [a, b] = await Promise.all([orderOf(paid.orderId), orderOf(expired.orderId)])
       return a.payment_status === "captured" && b.status === "canceled"
@@ -206,7 +206,7 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
     expect(again.map((r) => r.outcome)).toEqual(["already_sent", "already_sent", "already_sent"])
 
     await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)
-    await sandbox.webhooksIdle()
+    await h.deliver()
     const [paid] = (await eventually("payin.paid created", async () => {
       const n = await notificationsOf(orderId)
       return n.paid.length ? n.paid : null
@@ -258,7 +258,7 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
 
     await control(sandbox, "POST", "/_sandbox/clock/advance", { seconds: 901 })
     await control(sandbox, "GET", `/_sandbox/transactions/${tx.id}`) // expiry is applied on read
-    await sandbox.webhooksIdle()
+    await h.deliver()
     const [expired] = (await eventually("payin.expired created", async () => {
       const n = await notificationsOf(orderId)
       return n.expired.length ? n.expired : null
@@ -298,7 +298,7 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
     await eventually("payin.instructions stored as failed", async () => (await notificationsOf(orderId)).instructions.length === 1)
 
     await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)
-    await sandbox.webhooksIdle()
+    await h.deliver()
     await eventually("captured in spite of the failing notifications", async () => (await orderOf(orderId)).payment_status === "captured")
     const row = await ledgerRow(session.id)
     expect([row.status, Boolean(row.captured_at), row.effect_pending]).toEqual(["closed", true, null])
@@ -318,7 +318,7 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
     const session = await shop.session(cartId, "pp_payin_default")
     const [tx] = payinsOfSession(sandbox, session.id)
     await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)
-    await sandbox.webhooksIdle()
+    await h.deliver()
     const row = await eventually("the webhook placed and captured the order", async () => {
       const r = await ledgerRow(session.id)
       return r.order_id && r.captured_at ? r : null

@@ -11,7 +11,9 @@
 // order.placed link and the plugin's events are handled on the worker; shopper notifications
 // (switched on from the admin) are sent by the worker only, exactly one per order and kind; pay
 // again works across the processes (one new pay-in for two servers asked at once; the worker
-// cancels the order whose grace period ended unpaid).
+// cancels the order whose grace period ended unpaid); a burst of callbacks while the worker that
+// books them is SIGKILLed halfway: answered 200 by the servers, each order captured once after
+// the restart.
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync, readFileSync } from "fs"
 import os from "os"
 import path from "path"
@@ -33,6 +35,8 @@ jest.setTimeout(600_000)
 const KEY = "topology-key-0123456789"
 const ROTATED = "topology-rotated-key-XYZ789"
 const PAUSED = "payin-test: paused before the capture of "
+/** Callbacks of the burst whose worker is killed halfway (step 9). */
+const BURST = 24
 let sandbox: RunningSandbox
 let redis: RunningRedis
 
@@ -217,7 +221,7 @@ appSpec((h, { dbConfig }) => {
       expect(health.data.reconciliation.runs).toBeGreaterThan(0)
 
       // 4. SIGKILL between "ledger recorded closed" and "Medusa captured": the worker pauses
-      //    while reconciling two silent payments, server B while applying two webhooks.
+      //    while reconciling two silent payments and booking two webhooks server B stored.
       writeFileSync(pauseFile, "")
       const byWorker = await Promise.all([placeOrder(shops[0]), placeOrder(shops[0])])
       const byServer = await Promise.all([placeOrder(shops[1]), placeOrder(shops[1])])
@@ -324,7 +328,12 @@ appSpec((h, { dbConfig }) => {
       for (const o of [again, lapsed]) {
         await control(sandbox, "POST", `/_sandbox/transactions/${o.payinId}/expire`)
         expect((await deliver(A, callbackOf(o.payinId), ROTATED)).status).toBe(200)
-        expect(await rowOf(o.sessionId)).toMatchObject({ status: "canceled", effect_pending: "cancel_order", pay_again_until: expect.anything() })
+        // booked by the worker
+        const ended = await eventually(`the expiry of ${o.payinId} booked`, async () => {
+          const r = await rowOf(o.sessionId)
+          return r.status === "canceled" && r.pay_again_until ? r : null
+        })
+        expect(ended).toMatchObject({ effect_pending: "cancel_order" })
       }
       await eventually("server B offers pay again (its settings reloaded)", async () => (await servers[1].orderStatus(again.orderId)).pay_again)
       const asked = await Promise.all(servers.map((shop) => shop.payAgain({ order_id: again.orderId })))
@@ -347,8 +356,34 @@ appSpec((h, { dbConfig }) => {
       expect(await statusOf(again.orderId)).not.toBe("canceled")
       expect((await capturesOf([again.sessionId, lapsed.sessionId])).flatMap((p) => p.captures)).toEqual([])
 
+      // 9. A burst of callbacks over both servers while the worker that books them is SIGKILLed
+      //    halfway and restarted: every delivery answered 200 the first time (the servers only
+      //    store them), every order captured exactly once, every inbox entry applied.
+      const burst: { sessionId: string; payinId: string }[] = []
+      await pool(Array.from({ length: BURST }), 4, async (_, i) => {
+        const shop = shops[i % 2]
+        const cartId = await shop.cart()
+        const session = await shop.session(cartId, "pp_payin_default")
+        await shop.complete(cartId)
+        burst.push({ sessionId: session.id, payinId: payinsOfSession(sandbox, session.id)[0].id })
+      })
+      for (const b of burst) await control(sandbox, "POST", `/_sandbox/transactions/${b.payinId}/pay`)
+      const burstAnswers: number[] = []
+      const sendBurst = (part: typeof burst) =>
+        pool(part, 16, async (b, i) => void burstAnswers.push((await deliver(i % 2 ? serverB.url : A, callbackOf(b.payinId), ROTATED)).status))
+      await sendBurst(burst.slice(0, BURST / 2))
+      await worker.kill() // bookings under way die with it
+      const burstKilledAt = Date.now()
+      await sendBurst(burst.slice(BURST / 2))
+      expect(burstAnswers.filter((s) => s !== 200)).toEqual([])
+      worker = await startMedusa("worker", role("worker"))
+      await eventually("the burst captured after the worker's restart", () => allCapturedOnce(burst.map((b) => b.sessionId)), 180_000)
+      const burstEntries = await h.ledger.inbox.events({ service_id: burst.map((b) => b.payinId) })
+      expect(burstEntries.map((e: any) => e.state)).toEqual(burst.map(() => "applied"))
+      console.log(`[topology] burst of ${BURST}, the worker SIGKILLed halfway: every order captured once ${((Date.now() - burstKilledAt) / 1000).toFixed(1)} s after the kill`)
+
       // Nothing doubled over the whole run: one capture per paid session, statuses never went back.
-      const everySession = [...checkouts, ...silent, ...killed, rotatedB, rotatedSilent].map((c) => c.sessionId).concat(fresh.session_id)
+      const everySession = [...checkouts, ...silent, ...killed, rotatedB, rotatedSilent, ...burst].map((c) => c.sessionId).concat(fresh.session_id)
       expect(await allCapturedOnce(everySession)).toBe(true)
       const { data: back } = await query.graph({
         entity: "payin_status_change",

@@ -186,7 +186,7 @@ storeSpec({ key: KEY, events: true }, (h) => {
     })
     await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/checking`)
     await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/recalculate`, { fiatAmount: "1500.00" })
-    await sandbox.webhooksIdle()
+    await h.deliver()
 
     const [row] = await h.ledger.rows({ service_id: payin.id }, { relations: ["history"] })
     expect(row.status).toBe("re_calculation")
@@ -209,7 +209,7 @@ storeSpec({ key: KEY, events: true }, (h) => {
     expect((await order(orderId)).payment_status).toBe("awaiting")
 
     await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/close`)
-    await sandbox.webhooksIdle()
+    await h.deliver()
     const [closedRow] = await h.ledger.rows({ service_id: payin.id })
     expect(closedRow.status).toBe("closed")
     expect(closedRow.flags.underpayment).toMatchObject({ assigned_amount: "1790.00", received_amount: "1500.00" })
@@ -236,7 +236,7 @@ storeSpec({ key: KEY, events: true }, (h) => {
     const { payin, orderId } = await placedOrder()
     await api.post(`/admin/orders/${orderId}/cancel`, {}, admin)
     await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
-    await sandbox.webhooksIdle()
+    await h.deliver()
 
     const [stray] = await h.ledger.rows({ session_id: old.id })
     expect(stray.flags.stray_payment).toMatchObject({

@@ -79,7 +79,7 @@ storeSpec({ key: KEY }, (h) => {
       expect(completed.data.type).toBe("order")
       const orderId = completed.data.order.id
       await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
-      await sandbox.webhooksIdle()
+      await h.deliver()
 
       expect((await order(orderId)).payment_status).toBe("captured")
       const booked = await collection(collectionId)
@@ -99,7 +99,7 @@ storeSpec({ key: KEY }, (h) => {
       expect(second.data.payin_id).toBe(payin.id)
 
       await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
-      await sandbox.webhooksIdle()
+      await h.deliver()
       const row = await rowOf({ service_id: payin.id })
       expect(row.order_id).toMatch(/^order_/)
       expect((await order(row.order_id)).payment_status).toBe("captured")

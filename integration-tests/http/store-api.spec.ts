@@ -246,7 +246,7 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, reloadSettings: true }, (h) => {
       expect(byOrder.data).toMatchObject({ cart_id: cartId, order: placed.data.order, payin: { payin_id: payin.id } })
 
       await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
-      await sandbox.webhooksIdle()
+      await h.deliver()
       const paid = await status(`cart_id=${cartId}`)
       expect(paid.data.payin).toMatchObject({ ...ended("paid", "closed"), amount: "1790.00", paid_amount: null })
       expect(Date.parse(paid.data.payin!.paid_at!)).toBeGreaterThan(Date.parse(paid.data.payin!.created_at))
@@ -258,7 +258,7 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, reloadSettings: true }, (h) => {
       const orderId = (await shop.complete(cartId)).data.order.id
       await control(sandbox, "POST", "/_sandbox/clock/advance", { seconds: 901 })
       await control(sandbox, "GET", `/_sandbox/transactions/${payin.id}`) // expiry is also applied on read
-      await sandbox.webhooksIdle()
+      await h.deliver()
 
       const res = await status(`order_id=${orderId}`)
       expect(res.data.payin).toMatchObject({ ...ended("expired", "canceled"), paid_at: null })
@@ -285,7 +285,7 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, reloadSettings: true }, (h) => {
         const { cartId, payin } = await cartWithPayin()
         const orderId = (await shop.complete(cartId)).data.order.id
         await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
-        await sandbox.webhooksIdle()
+        await h.deliver()
         expect(sandbox.deliveries().filter((d) => d.body.includes(payin.id))).toHaveLength(0)
 
         const res = await statusUntil(`cart_id=${cartId}`, (s) => s.payin?.state === "paid")
@@ -305,13 +305,13 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, reloadSettings: true }, (h) => {
       await shop.complete(cartId)
       await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/dispute`)
       await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/recalculate`, { fiatAmount: "1700.00" })
-      await sandbox.webhooksIdle()
+      await h.deliver()
       const review = await status(`cart_id=${cartId}`)
       expect(review.data.payin).toMatchObject({ state: "in_review", final: false, amount: "1790.00", paid_amount: "1700.00" })
       expect(review.data.payin!.requisite).not.toBeNull()
 
       await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/close`)
-      await sandbox.webhooksIdle()
+      await h.deliver()
       const paid = await status(`cart_id=${cartId}`)
       expect(paid.data.payin).toMatchObject({ state: "paid", amount: "1790.00", paid_amount: "1700.00", requisite: null })
     })
@@ -382,7 +382,7 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, reloadSettings: true }, (h) => {
       const street = data.cart.shipping_address.address_1 as string
       await shop.complete(cartId)
       await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
-      await sandbox.webhooksIdle()
+      await h.deliver()
       const answers = [await status(`cart_id=${cartId}`), await banks(`cart_id=${cartId}`)]
       for (const res of answers) {
         expect(res.status).toBe(200)

@@ -109,8 +109,6 @@ export function appSpec(suite: (h: AppHarness, runner: AppSuite) => void): void 
       const { api, getContainer } = runner
       const payin = () => getContainer().resolve(PAYIN_MODULE) as any
       const knex = () => getContainer().resolve(ContainerRegistrationKeys.PG_CONNECTION) as any
-      // webhooks still being applied finish before the runner resets the database
-      afterEach(() => inboxDrain(getContainer()).settled())
       suite(
         {
           api,
@@ -125,6 +123,9 @@ export function appSpec(suite: (h: AppHarness, runner: AppSuite) => void): void 
         },
         runner
       )
+      // webhooks still being applied finish before the runner resets the database (after the
+      // spec's own afterEach hooks, which may release what holds them)
+      afterEach(() => inboxDrain(getContainer()).settled())
     },
   })
 }
