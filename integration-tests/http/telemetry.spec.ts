@@ -64,8 +64,8 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
   /** Medusa's workflow runs started inside `parent`. */
   const workflowsUnder = (parent: ReadableSpan) => spans().filter((s) => s.parentSpanContext?.spanId === idOf(parent) && s.name.startsWith("workflow:"))
   /** The webhook spans whose apply recorded `to` on the ledger row `ledgerId`. */
-  const webhookThatMoved = (ledgerId: string, to: string) =>
-    named(SPANS.webhook).filter((w) =>
+  const bookingThatMoved = (ledgerId: string, to: string) =>
+    named(SPANS.webhookBook).filter((w) =>
       childrenOf(w, SPANS.apply).some((a) => a.attributes["payin.id"] === ledgerId && a.attributes["payin.status.to"] === to && a.attributes["payin.status.changed"])
     )
 
@@ -113,14 +113,20 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
     expect(creationChain).toContain("route handler: /store/payment-collections/:id/payment-sessions")
     expect(creationChain.some((n) => n.startsWith("workflow:"))).toBe(true)
 
-    // the closed callback: route span → payin.webhook → verify, store, apply → capture → Medusa's workflows
-    const [webhook] = webhookThatMoved(row.id, "closed")
-    expect(webhook).toBeDefined()
+    // the closed callback: route span → payin.webhook → verify, store (answered); then its booking,
+    // a root span of its own: payin.webhook.book → apply → capture → Medusa's workflows
+    const stored = named(SPANS.webhook).filter((w) => childrenOf(w, SPANS.webhookStore).some((s) => s.attributes["payin.inbox.new"]))
+    expect(stored.length).toBeGreaterThan(0)
+    const webhook = stored[stored.length - 1]
     expect(parentOf(webhook)?.name).toBe("route handler: /hooks/payin/:id")
-    expect(webhook.attributes).toEqual({ "payin.provider_id": "pp_payin_default", "payin.webhook.outcome": "applied", "http.response.status_code": 200 })
+    expect(webhook.attributes).toEqual({ "payin.provider_id": "pp_payin_default", "payin.webhook.outcome": "stored", "http.response.status_code": 200 })
     expect(onlyChild(webhook, SPANS.webhookVerify).attributes).toEqual({ "payin.webhook.signature": "ok" })
-    expect(onlyChild(webhook, SPANS.webhookStore).attributes).toEqual({ "payin.inbox.new": true })
-    const apply = onlyChild(webhook, SPANS.apply)
+    expect(childrenOf(webhook, SPANS.apply)).toEqual([])
+    const [booking] = bookingThatMoved(row.id, "closed")
+    expect(booking).toBeDefined()
+    expect(parentOf(booking)).toBeUndefined()
+    expect(booking.attributes).toEqual({ "payin.provider_id": "pp_payin_default", "payin.webhook.booking": "applied" })
+    const apply = onlyChild(booking, SPANS.apply)
     expect(apply.attributes).toEqual({
       "payin.source": "webhook",
       "payin.id": row.id,
@@ -162,8 +168,8 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
     expect(answered).toMatchObject({ checked: 1, changed: 1, errors: 0 })
     const runs = named(SPANS.reconcile).filter((s) => childrenOf(s, SPANS.service.look_up).length)
     expect(runs.map((s) => s.attributes)).toEqual([
-      { "payin.reconcile.checked": 1, "payin.reconcile.changed": 0, "payin.reconcile.errors": 1, "payin.reconcile.effects_retried": 0, "payin.reconcile.inbox_retried": 0 },
-      { "payin.reconcile.checked": 1, "payin.reconcile.changed": 1, "payin.reconcile.errors": 0, "payin.reconcile.effects_retried": 0, "payin.reconcile.inbox_retried": 0 },
+      { "payin.reconcile.checked": 1, "payin.reconcile.changed": 0, "payin.reconcile.errors": 1, "payin.reconcile.effects_retried": 0 },
+      { "payin.reconcile.checked": 1, "payin.reconcile.changed": 1, "payin.reconcile.errors": 0, "payin.reconcile.effects_retried": 0 },
     ])
     // GETs are tried three times: two retries, each answered 503
     expect(onlyChild(runs[0], SPANS.service.look_up).attributes).toEqual({
@@ -192,7 +198,7 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
 
     // every documented span was seen; plugin spans carry only allow-listed attributes
     const seen = new Set(spans().map((s) => s.name))
-    for (const name of [SPANS.webhook, SPANS.webhookVerify, SPANS.webhookStore, SPANS.apply, SPANS.effect.capture, SPANS.effect.cancel_order, SPANS.notification, SPANS.reconcile, SPANS.service.create_payin, SPANS.service.look_up]) {
+    for (const name of [SPANS.webhook, SPANS.webhookVerify, SPANS.webhookStore, SPANS.webhookBook, SPANS.apply, SPANS.effect.capture, SPANS.effect.cancel_order, SPANS.notification, SPANS.reconcile, SPANS.service.create_payin, SPANS.service.look_up]) {
       expect([name, seen.has(name)]).toEqual([name, true])
     }
     for (const s of spans().filter((s) => s.name.startsWith("payin."))) {
@@ -238,7 +244,7 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
         for (const key of Object.keys(p.attributes)) expect([m.descriptor.name, key, (METRIC_ATTRIBUTES as readonly string[]).includes(key)]).toEqual([m.descriptor.name, key, true])
       }
     }
-    expect(point(all, METRICS.webhooks.name, { "payin.webhook.outcome": "applied", "payin.provider_id": "pp_payin_default" })?.value).toBeGreaterThanOrEqual(1)
+    expect(point(all, METRICS.webhooks.name, { "payin.webhook.outcome": "stored", "payin.provider_id": "pp_payin_default" })?.value).toBeGreaterThanOrEqual(1)
     const toCapture = point(all, METRICS.webhookToCapture.name, { "payin.source": "webhook" })
     expect(toCapture?.value.count).toBe(1)
     expect(toCapture?.value.sum).toBeGreaterThan(0)

@@ -8,7 +8,7 @@ import type { ClaimedEntry } from "../modules/payin/inbox/inbox"
 import { WEBHOOK_INBOX_INTERVAL_SECONDS, WEBHOOK_INBOX_JOB } from "../modules/payin/job-runs/job-runs"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
-import { SPANS, traced } from "../telemetry"
+import { type BookingOutcome, SPANS, traceBooking, traced } from "../telemetry"
 import { ApplyPayinEventResult, applyPayinEvent } from "./apply"
 
 // Below a sender's usual 10 s timeout (stuck infrastructure waits far longer: knex 60 s, locking-redis 44 s measured)
@@ -136,19 +136,22 @@ export async function applyInboxEntry(
   }
 }
 
-async function applyClaimed(container: MedusaContainer, entry: ClaimedEntry): Promise<AppliedOutcome | null> {
-  const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
-  let parsed: ReturnType<typeof TransactionSchema.safeParse>
-  try {
-    parsed = TransactionSchema.safeParse(JSON.parse(entry.raw_body))
-  } catch {
-    parsed = TransactionSchema.safeParse(undefined)
-  }
-  if (!parsed.success) {
-    await payin.inbox.settle(entry.id, { ok: false, error: "stored body is not a Transaction", permanent: true, reason: "invalid_transaction" })
-    return null
-  }
-  return applyInboxEntry(container, entry.id, entry.provider_id, parsed.data, new Date(entry.created_at).getTime())
+/** One claimed entry, in a span of its own (no request is its parent any more). */
+function applyClaimed(container: MedusaContainer, entry: ClaimedEntry): Promise<BookingOutcome> {
+  return traceBooking(entry.provider_id, async () => {
+    const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
+    let parsed: ReturnType<typeof TransactionSchema.safeParse>
+    try {
+      parsed = TransactionSchema.safeParse(JSON.parse(entry.raw_body))
+    } catch {
+      parsed = TransactionSchema.safeParse(undefined)
+    }
+    if (!parsed.success) {
+      await payin.inbox.settle(entry.id, { ok: false, error: "stored body is not a Transaction", permanent: true, reason: "invalid_transaction" })
+      return "invalid_transaction"
+    }
+    return (await applyInboxEntry(container, entry.id, entry.provider_id, parsed.data, new Date(entry.created_at).getTime())).outcome
+  })
 }
 
 /** Webhooks applied at once per process: each holds a database connection and a lock or two. */

@@ -4,10 +4,11 @@ import type { ServiceCall } from "../client/calls"
 import { type ServiceOutcome, serviceOutcomeOf } from "../client/outcome"
 import { payinProviderId } from "../provider-id"
 import { record } from "./metrics"
-import { ATTRIBUTES, type EffectOutcome, SPANS, type Source, type WebhookOutcome } from "./names"
+import { ROOT_CONTEXT, context } from "@opentelemetry/api"
+import { ATTRIBUTES, type BookingOutcome, type EffectOutcome, SPANS, type Source, type WebhookOutcome } from "./names"
 import { type PayinSpan, traced } from "./trace"
 
-export { SPANS, traced, type PayinSpan, type WebhookOutcome }
+export { SPANS, traced, type BookingOutcome, type PayinSpan, type WebhookOutcome }
 
 /** One call to the service, retries included (the client's `around` hook): span `payin.service.<operation>`, its duration and outcome. */
 export function traceServiceCall<T>(call: ServiceCall, run: () => Promise<T>): Promise<T> {
@@ -86,6 +87,11 @@ export function traceNotification<T extends { kind: string | null; outcome: Effe
 }
 
 type ReconcileCounts = { checked: number; changed: number; errors: number; effectsRetried: number }
+
+/** Booking one stored webhook (the drain, on the worker): a root span, its apply under it. */
+export function traceBooking(providerId: string, work: () => Promise<BookingOutcome>): Promise<BookingOutcome> {
+  return context.with(ROOT_CONTEXT, () => traced(SPANS.webhookBook, { "payin.provider_id": providerId }, work, (booking) => ({ "payin.webhook.booking": booking })))
+}
 
 /** One reconciliation run: span `payin.reconcile` with its counts (its lookups, applies and effects nest under it). */
 export function traceReconcile<T extends ReconcileCounts>(work: () => Promise<T>): Promise<T> {

@@ -15,6 +15,7 @@ export const SPANS = {
   webhook: "payin.webhook",
   webhookVerify: "payin.webhook.verify",
   webhookStore: "payin.webhook.store",
+  webhookBook: "payin.webhook.book",
   apply: "payin.apply",
   effect: { capture: "payin.effect.capture", cancel_order: "payin.effect.cancel_order" },
   notification: "payin.notification",
@@ -60,6 +61,10 @@ export const WEBHOOK_OUTCOMES = [
 ] as const
 export type WebhookOutcome = (typeof WEBHOOK_OUTCOMES)[number]
 
+/** What booking a stored webhook came to: applied, left for a retry, refused for good (another account's pay-in, a body that is no Transaction). */
+export const BOOKING_OUTCOMES = ["applied", "queued", "foreign", "invalid_transaction"] as const
+export type BookingOutcome = (typeof BOOKING_OUTCOMES)[number]
+
 export const EFFECTS = ["capture", "cancel_order", "notification"] as const
 export type Effect = (typeof EFFECTS)[number]
 
@@ -99,6 +104,8 @@ export const ATTRIBUTES = {
   "payin.webhook.signature": oneOf(SIGNATURE_CHECKS),
   /** The settings were read again (a key rotated on another process) before the signature was refused or accepted. */
   "payin.webhook.key_reread": yesNo,
+  /** What booking a stored webhook came to (the worker's drain): applied, retried later, refused for good. */
+  "payin.webhook.booking": oneOf(BOOKING_OUTCOMES),
   /** False: the inbox held this exact callback already. */
   "payin.inbox.new": yesNo,
   "payin.status.from": oneOf(LEDGER_STATUSES),
@@ -118,7 +125,6 @@ export const ATTRIBUTES = {
   "payin.reconcile.changed": count,
   "payin.reconcile.errors": count,
   "payin.reconcile.effects_retried": count,
-  "payin.reconcile.inbox_retried": count,
   /** The error's class name, never its message (a message may quote anything). */
   "error.type": matching(/^[A-Za-z][A-Za-z0-9_]{0,63}$/),
 } as const
