@@ -14,6 +14,7 @@
 //       against Medusa's POST /admin/payments/:id/capture, alternating rounds;
 //   (d) SQL statements per booking, Medusa's and the plugin's apart (statements.ts).
 // Prints and records; asserts only correctness (answers, captures exactly once).
+import { writeFileSync } from "fs"
 import path from "path"
 import { performance } from "perf_hooks"
 import { medusaIntegrationTestRunner } from "@medusajs/test-utils"
@@ -24,6 +25,7 @@ import { PayinClient } from "../../src/client/client"
 import { sign } from "../../src/client/signature"
 import type { RunningSandbox } from "../../src/sandbox"
 import { applyPayinEvent } from "../../src/money-path/apply"
+import { PAYIN_MODULE } from "../../medusa-plugin.config"
 import { seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN, adminHeaders } from "../support/admin"
 import { envForFile } from "../support/env"
@@ -35,6 +37,7 @@ import { PayinOrder, SystemOrder, preparePayinOrders, prepareSystemOrders } from
 import { Batch, BenchRequest, batch } from "./rate"
 import { recordLines } from "./record"
 import { SMOKE, benchSetting } from "./smoke"
+import { countStatements } from "./statements"
 import { alternating, median, medianOf } from "./stats"
 
 jest.setTimeout(3_600_000)
@@ -291,6 +294,37 @@ medusaIntegrationTestRunner({
           `Medusa's processPaymentWorkflow (captured, pp_system_default): ${medianOf(toWorkflow)} (target >= 0.87); / POST /admin/payments/:id/capture: ${medianOf(toAdmin)}; ` +
           `${perS(booking.plugin)} vs ${perS(booking.processPayment)} vs ${perS(booking.adminCapture)}`
       )
+
+      // ------------------------------------------------------------------------------------------
+      // (d) statements per booking, one at a time with nothing else running in this process
+      // ------------------------------------------------------------------------------------------
+      const [onePlugin] = await preparePayinOrders(ctx, 1)
+      const [oneSystem] = await prepareSystemOrders(ctx, 1)
+      const oneAmount = (await amountOf([oneSystem.sessionId])).get(oneSystem.sessionId)!
+      const payinModule = container.resolve(PAYIN_MODULE) as any
+      // the inbox's part, on a callback of another pay-in (the worker's job may claim it first: the statements are the same)
+      const [other] = await canceledBodies(1, "bench-count")
+      const inbox = await countStatements(container, async () => {
+        const stored = await payinModule.inbox.receive("pp_payin_default", JSON.parse(other), other)
+        const claimed = await payinModule.inbox.claim(1, 30)
+        await payinModule.inbox.settle(stored.id, { ok: true, result: null })
+        return { stored, claimed }
+      })
+      const plugin = await countStatements(container, () => applyPayinEvent(container, { instanceId: "default", transaction: closedOf(onePlugin), source: "webhook" }))
+      await allCaptured(knex, [onePlugin], "the counted booking", 10_000)
+      const medusa = await countStatements(container, () =>
+        processPaymentWorkflow(container).run({ input: { action: PaymentActions.SUCCESSFUL, data: { session_id: oneSystem.sessionId, amount: oneAmount } } })
+      )
+      await allCaptured(knex, [oneSystem], "the counted processPaymentWorkflow", 10_000)
+      lines.push(
+        `(d) SQL statements per booking (locking-postgres): the plugin's booking of a closed webhook ${plugin.plugin + plugin.medusa} ` +
+          `(Medusa's ${plugin.medusa}, the plugin's own ${plugin.plugin} + the inbox's ${inbox.plugin} (store, claim, settle) = ${plugin.plugin + inbox.plugin}, target <= 12); ` +
+          `Medusa's processPaymentWorkflow for the same deferred payment ${medusa.plugin + medusa.medusa}`
+      )
+      if (process.env.BENCH_STATEMENTS_FILE) {
+        writeFileSync(process.env.BENCH_STATEMENTS_FILE, [...plugin.statements, ...medusa.statements].map((st) => `${st.owner}\t${st.sql.replace(/\s+/g, " ")}`).join("\n"))
+      }
+      lines.push(`  the plugin's own statements: ${plugin.statements.filter((st) => st.owner === "plugin").map((st) => st.sql.replace(/\s+/g, " ").slice(0, 60)).join(" | ")}`)
       lines.push(`  (orders prepared in ${(preparedMs / 1000).toFixed(0)} s, untimed)`)
 
       recordLines(lines)

@@ -37,12 +37,12 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
     const answer = await h.webhookApplied(forged, { instance: "second", key: SECOND_KEY })
     expect(answer.status).toBe(200)
     expect(answer.applied).toMatchObject({ state: "rejected", last_error: expect.stringContaining("another") })
-    // delivered again: refused at once
-    const again = await postWebhook("second", forged, SECOND_KEY)
-    expect([again.status, again.body.code]).toEqual([403, "foreign_payin"])
     // the second instance's webhook health counts it once, as rejected, not as accepted
     const health = (await api.get("/admin/payin/webhook-health", admin)).data.providers.find((p: any) => p.id === "second")
     expect(health).toMatchObject({ accepted: 0, rejected: 1, last_failure_reason: "foreign_payin" })
+    // delivered again: refused at once
+    const again = await postWebhook("second", forged, SECOND_KEY)
+    expect([again.status, again.body.code]).toEqual([403, "foreign_payin"])
     const after = await row({ session_id: session.id })
     expect(after).toMatchObject({ status: "active", paid_at: null, captured_at: null, effect_pending: null })
     expect((await order(orderId)).payment_status).toBe("awaiting")
