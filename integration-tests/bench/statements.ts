@@ -11,6 +11,8 @@ export type StatementCount = { plugin: number; medusa: number; statements: State
 const PLUGIN_SQL = /\b(from|into|update|join)\s+"?payin_[a-z_]+/i
 const LOCKING_SQL = /\b(from|into|update)\s+"?locking\b/i
 
+const CONTROL = /^\s*(BEGIN|START TRANSACTION|COMMIT|ROLLBACK|SET LOCAL)\b/i
+
 function ownerOf(sql: string, bindings: unknown[] | undefined): Statement["owner"] {
   if (PLUGIN_SQL.test(sql)) return "plugin"
   if (LOCKING_SQL.test(sql) && (sql.includes("'payin:") || (bindings ?? []).some((b) => typeof b === "string" && b.startsWith("payin:")))) return "plugin"
@@ -25,6 +27,11 @@ export async function countStatements<T>(container: MedusaContainer, work: () =>
   knex.on("query", listener)
   try {
     const result = await work()
+    // a transaction's BEGIN and COMMIT belong to whoever opened it: the owner of the statements inside
+    statements.forEach((st, i) => {
+      if (/^\s*(BEGIN|START TRANSACTION)\b/i.test(st.sql)) st.owner = statements.slice(i + 1).find((n) => !CONTROL.test(n.sql))?.owner ?? st.owner
+      else if (/^\s*(COMMIT|ROLLBACK)\b/i.test(st.sql)) st.owner = [...statements.slice(0, i)].reverse().find((n) => !CONTROL.test(n.sql))?.owner ?? st.owner
+    })
     return { result, statements, plugin: statements.filter((s) => s.owner === "plugin").length, medusa: statements.filter((s) => s.owner === "medusa").length }
   } finally {
     knex.off("query", listener)
