@@ -25,6 +25,7 @@ import { PayinClient } from "../../src/client/client"
 import { sign } from "../../src/client/signature"
 import type { RunningSandbox } from "../../src/sandbox"
 import { reconcilePayins } from "../../src/money-path/reconcile"
+import { applyWebhookInbox } from "../../src/money-path/inbox"
 import { seedDemoStore } from "../app/seed/demo-store"
 import { TEST_ADMIN, adminHeaders } from "../support/admin"
 import { sandboxForApp } from "../support/sandbox"
@@ -61,23 +62,22 @@ sandboxForApp(KEY, { requisitesPerMethod: 1000, webhookUrl: null }, (s) => (sand
 /** Server time per closed → capture webhook at once (1 / median throughput), for the workflow figure. */
 let webhookCaptureMs: number | null = null
 
-/** Throws unless every webhook was answered 200 {status: closed, effects: [captured]} and every order's payment is captured. */
-async function expectCaptured(container: MedusaContainer, orders: PayinOrder[], result: Batch, what: string): Promise<Batch> {
-  const wrong = result.bodies
-    .map((b, i) => ({ b, i }))
-    .filter(({ b }) => {
-      const parsed = JSON.parse(b)
-      return !(parsed.received && parsed.status === "closed" && parsed.effects?.includes("captured") && !parsed.effectPending)
-    })
-  if (wrong.length) {
-    throw new Error(
-      `${what}: ${wrong.length} of ${orders.length} webhooks not answered 200 {status: closed, effects: [captured]}; ` +
-        `answers ${JSON.stringify(result.statuses)}, first: ${wrong[0].b} (order ${orders[wrong[0].i].orderId})`
-    )
+/**
+ * Sends the orders' closed webhooks and waits until this process booked them (the runner's app runs
+ * in shared mode: its drain books them); the batch's time and rate are from the first send to the
+ * last booking. Throws unless every webhook was answered 200 and every order's payment is captured.
+ */
+async function deliverAndBook(container: MedusaContainer, base: string, inFlight: number, orders: PayinOrder[], what: string): Promise<Batch> {
+  const started = performance.now()
+  const result = await batch(base, inFlight, orders.map((o) => o.webhook))
+  await applyWebhookInbox(container)
+  const ms = performance.now() - started
+  if (result.statuses[200] !== orders.length) {
+    throw new Error(`${what}: answers ${JSON.stringify(result.statuses)}, first: ${result.bodies[0]}`)
   }
   const left = await uncaptured(container, orders.map((o) => o.sessionId))
   if (left.length) throw new Error(`${what}: ${left.length} of ${orders.length} orders not captured after their webhook`)
-  return result
+  return { ...result, ms, rps: orders.length / (ms / 1000) }
 }
 
 /** Holds the scheduled reconciliation's lock for the benchmark, so every lookup the service sees comes from what is measured. */
@@ -215,8 +215,7 @@ medusaIntegrationTestRunner({
       const admin = await adminHeaders(container, api)
       const ctx = { container, shop, sandbox, key: KEY, ...(ONE_ROLLUP ? { sessionData: { bank: "sberbank", method: "card" } } : {}) }
 
-      const deliver = async (orders: PayinOrder[], what: string): Promise<Batch> =>
-        expectCaptured(container, orders, await calls.during(() => batch(base, IN_FLIGHT, orders.map((o) => o.webhook))), what)
+      const deliver = async (orders: PayinOrder[], what: string): Promise<Batch> => calls.during(() => deliverAndBook(container, base, IN_FLIGHT, orders, what))
       const captureInMedusa = async (orders: SystemOrder[]): Promise<Batch> => {
         const result = await batch(
           base,
@@ -287,12 +286,12 @@ medusaIntegrationTestRunner({
       const medusaRatio = captures.atOnce.map((r, k) => r.rps / captures.medusa[k].rps)
       webhookCaptureMs = 1000 / median(captures.atOnce.map((r) => r.rps))
       lines.push(
-        `webhook new status change (closed → capture), service 50 ms late / at once: ${medianOf(lateRatio)} (target >= 0.95); ` +
+        `webhook closed → booked (answered, then captured by the shared process's drain; rate from the first send to the last capture), service 50 ms late / at once: ${medianOf(lateRatio)} (target >= 0.95); ` +
           `at once ${perSecond(captures.atOnce)} (p50 ${latency(captures.atOnce)}), 50 ms late ${perSecond(captures.late)} (p50 ${latency(captures.late)}); ` +
           `${ORDERS} placed orders per run, ${IN_FLIGHT} in flight, every order captured${ONE_ROLLUP ? ", every pay-in on one bank and method (one rollup row)" : ""}`
       )
       lines.push(
-        `capture of a placed order: webhook closed → capture / Medusa's POST /admin/payments/:id/capture (pp_system_default), throughput: ${medianOf(medusaRatio)}; ` +
+        `capture of a placed order: webhook closed → booked in shared mode / Medusa's POST /admin/payments/:id/capture (pp_system_default), throughput: ${medianOf(medusaRatio)}; ` +
           `webhook ${perSecond(captures.atOnce)} (p50 ${latency(captures.atOnce)}), Medusa ${perSecond(captures.medusa)} (p50 ${latency(captures.medusa)}); same ${IN_FLIGHT} in flight, same runs${ONE_ROLLUP ? ", every pay-in on one bank and method" : ""}`
       )
 
@@ -390,7 +389,7 @@ medusaIntegrationTestRunner({
       })
       const ctx = { container, shop: new Storefront(api, seed), sandbox, key: KEY }
       const capture = async (orders: PayinOrder[], what: string) =>
-        expectCaptured(container, orders, await batch(base, IN_FLIGHT, orders.map((o) => o.webhook)), what)
+        deliverAndBook(container, base, IN_FLIGHT, orders, what)
       const otel = switchableOtel()
       try {
         // each timed run switches OpenTelemetry on or off first, and counts the spans exported during
