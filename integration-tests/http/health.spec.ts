@@ -317,8 +317,9 @@ appSpec((h, { dbConfig }) => {
           30_000,
           250
         )
-        // failed once: past effectRetryLimit 1, flagged
-        expect(flagged).toMatchObject({ status: "closed", effect_attempts: 1, flags: { capture_failed: expect.objectContaining({ attempts: 1 }) } })
+        // failed: past effectRetryLimit 1, flagged (the worker's reconciliation may have retried it once more meanwhile)
+        expect(flagged).toMatchObject({ status: "closed", flags: { capture_failed: expect.objectContaining({ attempts: flagged.effect_attempts }) } })
+        expect(flagged.effect_attempts).toBeGreaterThanOrEqual(1)
       } finally {
         await h.sql(`alter table "payment" drop constraint payin_test_block`)
       }
