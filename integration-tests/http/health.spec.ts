@@ -304,8 +304,9 @@ appSpec((h, { dbConfig }) => {
       // 4. A capture Medusa refuses, past its retries (effectRetryLimit 1): Medusa's payment
       //    table refuses writes while the pay-in is paid and its webhook booked on the worker.
       expect((await adminA.post("/admin/payin/settings", { effectRetryLimit: 1 }, auth)).status).toBe(200)
+      // the block stays until the worker is gone: no retry of it may succeed and recover the signal
       await h.sql(`alter table "payment" add constraint payin_test_block check (false) not valid`)
-      try {
+      {
         await control(sandbox, "POST", `/_sandbox/transactions/${captureFails.payinId}/pay`)
         await sandbox.webhooksIdle()
         const flagged = await eventually(
@@ -320,8 +321,6 @@ appSpec((h, { dbConfig }) => {
         // failed: past effectRetryLimit 1, flagged (the worker's reconciliation may have retried it once more meanwhile)
         expect(flagged).toMatchObject({ status: "closed", flags: { capture_failed: expect.objectContaining({ attempts: flagged.effect_attempts }) } })
         expect(flagged.effect_attempts).toBeGreaterThanOrEqual(1)
-      } finally {
-        await h.sql(`alter table "payment" drop constraint payin_test_block`)
       }
       expect(await captured([captureFails.sessionId])).toBe(false)
       const effects = await signalBecomes("effects_failing", "failing", 30_000)
@@ -336,6 +335,7 @@ appSpec((h, { dbConfig }) => {
       const lastRun = await h.ledger.lastJobRun(WEBHOOK_INBOX_JOB)
       await worker.kill()
       const killedAt = Date.now()
+      await h.sql(`alter table "payment" drop constraint payin_test_block`)
       mark("worker killed")
       expect(signalOf(await health(), "jobs_overdue").state).not.toBe("failing")
 
