@@ -322,6 +322,8 @@ appSpec((h, { dbConfig }) => {
       //    delivered to A; new details asked on both servers at once give one pay-in, paid →
       //    captured once; a second order whose grace period ends unpaid is canceled by the worker.
       await adminA.post("/admin/payin/settings/default", { payAgain: { enabled: true, graceHours: 1 } }, await adminHeaders(container, api))
+      // the worker books the expiries below: it reads settings at most 5 s old (README: what runs where)
+      await new Promise((r) => setTimeout(r, 6_000))
       const servers = [shops[0], shopB] // server A, and server B as restarted in step 4
       const again = await placeOrder(servers[0])
       const lapsed = await placeOrder(servers[1])
