@@ -7,9 +7,11 @@
 //   - the windows come from the plugin options and the admin (0 keeps forever; bad values 400);
 //   - the scheduled entry runs once at a time across processes (a lock) and is recorded for the
 //     admin's webhook health;
-//   - on a filled inbox its statements and webhook health's counts read through indexes (EXPLAIN).
+//   - the health's webhooks_backlog counts received entries past its threshold, of its instance only;
+//   - on a filled inbox its statements, webhook health's counts and the health's inbox reads go
+//     through indexes (EXPLAIN).
 // No timing assertions.
-import { LAST_APPLIED_SQL } from "../../src/modules/payin/health/health"
+import { LAST_APPLIED_SQL, WEBHOOK_BACKLOG_SQL } from "../../src/modules/payin/health/health"
 import { prunePayinRecords, prunePayinRecordsScheduled, RETENTION_JOB } from "../../src/money-path/retention"
 import { adminHeaders } from "../support/admin"
 import { planNodesOn } from "../support/explain"
@@ -220,10 +222,29 @@ appSpec((h) => {
     expect(Date.parse(health.retention.last_run_at)).not.toBeNaN()
   })
 
+  it("webhooks_backlog counts an instance's received entries stored past its threshold only (GET /admin/payin/health)", async () => {
+    const backlog = async () =>
+      (await api.get("/admin/payin/health", admin)).data.signals.find((s: any) => s.id === "webhooks_backlog" && s.provider_id === PROVIDER)
+    // beside the two received 40 days ago: one received just now (within the threshold), and two
+    // received long ago for another instance; the failed, rejected and applied ones are not waiting
+    await fillInbox(knex(), { count: 1, tag: "fresh", state: "received" })
+    await fillInbox(knex(), { count: 2, tag: "other", newest: daysAgo(50), state: "received", providerId: "pp_payin_other" })
+    const oldest = (await knex().raw(`select min(created_at) as at from payin_webhook_event where id like 'payinwh_01REC%'`)).rows[0].at as Date
+    const failing = await backlog()
+    expect(failing).toMatchObject({ state: "failing", group: "webhooks", alerts: true, figure: { count: 2, oldest_at: oldest.toISOString(), threshold_seconds: 120 } })
+    expect(failing.figure.waiting_seconds).toBeGreaterThanOrEqual(40 * 86_400)
+    expect(failing.action).toContain("MEDUSA_WORKER_MODE")
+    // booked: nothing waits any more
+    await knex().raw(`update payin_webhook_event set state = 'applied', applied_at = now() where id like 'payinwh_01REC%'`)
+    expect(await backlog()).toMatchObject({ state: "ok", figure: { count: 0, oldest_at: null } })
+  })
+
   it("reads the inbox through indexes: the prune selection and webhook health (EXPLAIN)", async () => {
-    // an inbox of 30,000 entries, 20,000 of them past the window, with statistics
+    // an inbox of 35,000 entries, 20,000 of them past the window, with statistics
     await fillInbox(knex(), { count: 20_000, tag: "bulk", newest: daysAgo(35), spacingSeconds: 20 })
     await fillInbox(knex(), { count: 10_000, tag: "bulko", newest: new Date(), spacingSeconds: 20 })
+    // a burst stored just now, being booked: received, none of them waiting past the threshold
+    await fillInbox(knex(), { count: 5_000, tag: "burst", state: "received", spacingSeconds: 0 })
     await knex().raw("vacuum analyze payin_webhook_event")
     await knex().raw("vacuum analyze payin_webhook_counter")
 
@@ -258,5 +279,11 @@ appSpec((h) => {
     const plan = JSON.stringify(rows[0]["QUERY PLAN"])
     expect(plan).toContain('"Index Name":"IDX_payin_webhook_event_provider_id_applied_at"')
     expect(plan).not.toContain("Seq Scan")
+    // the health's webhooks_backlog: the partial index of received entries by age, not every
+    // received one (the burst) nor the applied ones
+    const backlog = await knex().raw(`explain (format json) ${WEBHOOK_BACKLOG_SQL}`, [new Date(Date.now() - 120_000), PROVIDER])
+    const backlogPlan = JSON.stringify(backlog.rows[0]["QUERY PLAN"])
+    expect(backlogPlan).toContain('"Index Name":"IDX_payin_webhook_event_created_at"')
+    expect(backlogPlan).not.toContain("Seq Scan")
   })
 })

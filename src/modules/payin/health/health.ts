@@ -30,6 +30,14 @@ export type HealthReport = {
 /** The last applied webhook of an instance: one step down its own index, however large the inbox (ledger benchmark). */
 export const LAST_APPLIED_SQL = `select max(applied_at) as at from payin_webhook_event where state = 'applied' and provider_id = ? and deleted_at is null`
 
+/**
+ * An instance's stored webhooks no one booked since before `?` (webhooks_backlog): read from the
+ * partial index of received entries (created_at), whatever the inbox's size (retention spec's EXPLAIN).
+ * Failed ones waiting for their retry are not counted: they have an error of their own.
+ */
+export const WEBHOOK_BACKLOG_SQL = `select count(*)::int as count, min(created_at) as oldest from payin_webhook_event
+  where state = 'received' and deleted_at is null and created_at < ? and provider_id = ?`
+
 const scopeOf = (s: Signal) => s.provider_id ?? PLUGIN_SCOPE
 
 /**
@@ -197,12 +205,7 @@ export class Health {
         [INSIGHT_FLAGS.stray.flags, providerId, new Date(+now - STRAY_DAYS * 86_400_000)]
       ),
       this.settings.provider(instanceId),
-      // the partial index of received entries (created_at) serves it
-      db.raw(
-        `select count(*)::int as count, min(created_at) as oldest from payin_webhook_event
-         where state = 'received' and deleted_at is null and created_at < ? and provider_id = ?`,
-        [new Date(+now - plugin.webhookBacklogSeconds * 1000), providerId]
-      ),
+      db.raw(WEBHOOK_BACKLOG_SQL, [new Date(+now - plugin.webhookBacklogSeconds * 1000), providerId]),
     ])
     const lastAppliedAt = (applied.rows[0]?.at as Date | null) ?? null
     const missed = await db.raw(
