@@ -3,11 +3,12 @@
 // workflow engine, locking, caching) and one PostgreSQL. The test runner's app in this jest
 // process only seeds the database and reads it (server mode, no Redis: no jobs, nothing applied here).
 //
-// Shows: while Redis is gone (SIGKILL, no persistence) a webhook that cannot be applied is answered
-// 503 within the route's deadline (WEBHOOK_ANSWER_DEADLINE_MS) instead of hanging until the sender
-// gives up (44 s before the deadline existed; the answer times are printed), and the service never
-// gets a 2xx meanwhile; Redis comes back empty on the same port and, without restarting the
-// server, every pay-in called back is captured exactly once. A callback lost during the outage is
+// Shows: while Redis is gone (SIGKILL, no persistence) a webhook is still stored in PostgreSQL and
+// answered 200 at once (the wake-up event it cannot emit is not waited for; before the booking
+// moved to the worker it was 503 after the 8 s deadline, and 44 s before the deadline existed),
+// and nothing is booked meanwhile (the worker's locks live in Redis); Redis comes back empty on
+// the same port, its events lost, and without restarting anything the worker's inbox job (on
+// the schedule watchdog) books every stored callback exactly once. A callback lost during the outage is
 // captured by reconciliation with no restart either: Medusa's job schedule lived in Redis and is
 // gone with it (asserted before, printed after), and the plugin's schedule watchdog in the worker
 // runs the overdue job itself.
@@ -55,7 +56,7 @@ sandboxForApp(
 
 appSpec((h, { dbConfig }) => {
   const { getContainer } = h
-  it("Redis crashes and restarts empty: webhooks answered 5xx meanwhile, never hang; every paid pay-in captured once after", async () => {
+  it("Redis crashes and restarts empty: webhooks stored and answered 200 meanwhile, never hang; every paid pay-in captured once after", async () => {
     const container = getContainer()
     const query = container.resolve(ContainerRegistrationKeys.QUERY)
     const seed = await h.seedStore(["pp_payin_default"])
@@ -111,7 +112,7 @@ appSpec((h, { dbConfig }) => {
       const answers = await Promise.all(called.map((o) => deliverTimed(server.url, callbackOf(o.payinId), KEY, HANG_MS + 15_000)))
       console.log(`[faults-redis] webhook answers while Redis was down: ${JSON.stringify(answers)}`)
       for (const a of answers) {
-        expect([a.error, (a.status ?? 0) >= 500]).toEqual([undefined, true])
+        expect([a.error, a.status]).toEqual([undefined, 200])
         expect(a.ms).toBeLessThan(HANG_MS)
       }
       // nothing got captured meanwhile
@@ -131,10 +132,8 @@ appSpec((h, { dbConfig }) => {
           `(${JSON.stringify(deliveriesDuring.map((d) => d.responseStatus ?? d.error))}); ` +
           `the called-back pay-ins captured ${(recoveryMs / 1000).toFixed(1)} s after Redis came back`
       )
-      // while Redis was down no delivery was answered as applied (200): 503, or 202 once it was stored
-      // and its apply failed before the deadline (applied later by the retry job; nothing was
-      // captured meanwhile, above)
-      expect(deliveriesDuring.filter((d) => d.responseStatus !== null && d.responseStatus < 300 && d.responseStatus !== 202)).toEqual([])
+      // while Redis was down the service's own deliveries were stored and answered 200 too
+      expect(deliveriesDuring.filter((d) => d.responseStatus !== 200)).toEqual([])
 
       // The lost callback. Medusa keeps scheduled jobs as BullMQ repeatable jobs in Redis: Redis
       // back empty has none, so Medusa's scheduler no longer runs the reconciliation job until
