@@ -38,7 +38,7 @@ export class WebhookInbox {
     private readonly counters: { delivery: DeliveryCounter; flush(): Promise<void> }
   ) {}
 
-  /** A callback whose canonical payload was seen before only bumps that entry's duplicate count. */
+  /** A callback whose canonical payload was seen before only bumps that entry's duplicate count (and makes a failed one due at once: the sender tries again). */
   async receive(providerId: string, transaction: Transaction, rawBody: string): Promise<InboxEntry> {
     const hash = createHash("sha256").update(providerId).update("\n").update(canonicalJson(transaction)).digest("hex")
     // A callback this process saw applied: acknowledged from memory, its count added in batches.
@@ -55,7 +55,8 @@ export class WebhookInbox {
        select ?, ?, ?, ?, ?, ?
        where not exists (select 1 from payin_webhook_hash where provider_id = ? and payload_hash = ? and deleted_at is null)
        on conflict (provider_id, payload_hash) where deleted_at is null
-       do update set duplicates = payin_webhook_event.duplicates + 1, updated_at = now()
+       do update set duplicates = payin_webhook_event.duplicates + 1, updated_at = now(),
+         next_attempt_at = case when payin_webhook_event.state = 'failed' then now() else payin_webhook_event.next_attempt_at end
        returning id, state, (xmax = 0) as inserted`,
       [generateEntityId(undefined, "payinwh"), providerId, transaction.id, transaction.status, hash, rawBody, providerId, hash]
     )
