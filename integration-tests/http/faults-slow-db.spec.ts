@@ -108,8 +108,8 @@ appSpec((h, { dbConfig }) => {
       return found.length ? found : null
     })
     expect(await ledgerState(rows[1].id)).toEqual({ ...untouched, inbox: [{ state: "received", error: false }] })
-    expect(waiting).toHaveLength(1)
-    await blocker.query("select pg_cancel_backend($1)", [waiting[0].pid])
+    expect(waiting!).toHaveLength(1)
+    await blocker.query("select pg_cancel_backend($1)", [waiting![0].pid])
     // the delivery stays stored, marked failed (to be retried); still nothing written
     await eventually("the cancelled apply settled as failed", async () => (await ledgerState(rows[1].id)).inbox?.[0]?.state === "failed")
     expect(await ledgerState(rows[1].id)).toEqual({ ...untouched, inbox: [{ state: "failed", error: true }] })
