@@ -17,13 +17,17 @@
 //      checkout's pay-in creation: `service_key`, then `service_ip` naming the address the service
 //      saw, each alerted once and, after an accepted call, out of failing (a warning: refused in
 //      the last hour) with one recovery notice;
-//   6. a paid pay-in's webhook stored by a server and booked by no one: `webhooks_backlog` fails;
+//   6. a paid pay-in's webhook stored by a server and booked by no one: `webhooks_backlog` fails
+//      (a failed webhook waiting for its retry is not counted) and is alerted once; booked (by this
+//      process, as a worker's drain would), it recovers with one notice;
 //   5. five forged callbacks over both servers: `webhook_rejections` fails and is alerted once;
 //   then `jobs_overdue` fails and is alerted once. At the end, over the whole run: exactly one
 //   alert per incident and no other, in Medusa's notification records.
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { request } from "undici"
 import type { RunningSandbox } from "../../src/sandbox"
+import { TransactionSchema } from "../../src/client/schemas"
+import { applyInboxEntry } from "../../src/money-path/inbox"
 import { RECONCILE_JOB } from "../../src/money-path/reconcile"
 import { WEBHOOK_INBOX_INTERVAL_SECONDS, WEBHOOK_INBOX_JOB, overdueAfterMs } from "../../src/modules/payin/job-runs/job-runs"
 import { PAYIN_MODULE } from "../../src/modules/payin/key"
@@ -31,6 +35,7 @@ import type PayinModuleService from "../../src/modules/payin/service"
 import { TEST_ADMIN } from "../support/admin"
 import { adminToken, capturedExactlyOnce, paymentsOfSessions } from "../support/faults"
 import { envForFile } from "../support/env"
+import { fillInbox } from "../support/inbox-fill"
 import { appSpec } from "../support/harness"
 import { MedusaProcess, eventually, startMedusa } from "../support/medusa-process"
 import { RunningRedis, startRedis } from "../support/redis"
@@ -386,6 +391,8 @@ appSpec((h, { dbConfig }) => {
       await control(sandbox, "POST", `/_sandbox/transactions/${waits.payinId}/pay`)
       await sandbox.webhooksIdle()
       expect(sandbox.deliveries().filter((d) => d.transactionId === waits.payinId).map((d) => d.responseStatus)).toEqual([200])
+      // a webhook that failed 10 minutes ago and waits for its retry (in an hour) is no backlog: it has an error of its own
+      await fillInbox(h.knex(), { count: 1, tag: "hfail", newest: new Date(Date.now() - 600_000), state: "failed" })
       const backlog = await signalBecomes("webhooks_backlog", "failing", 60_000)
       expect(backlog.figure).toMatchObject({ count: 1, threshold_seconds: 10 })
       expect(backlog.figure.waiting_seconds).toBeGreaterThanOrEqual(10)
@@ -393,7 +400,20 @@ appSpec((h, { dbConfig }) => {
       mark("webhooks_backlog alerted")
       expect(backlogAlert.data.description).toContain("MEDUSA_WORKER_MODE")
       expect(await captured([waits.sessionId])).toBe(false)
-      expect((await h.ledger.inbox.events({ service_id: waits.payinId })).map((e: any) => e.state)).toEqual(["received"])
+      const [waiting] = await h.ledger.inbox.events({ service_id: waits.payinId })
+      expect(waiting.state).toBe("received")
+      // booked at last (this process does what a worker's drain does): captured, and the backlog recovers, one notice
+      const booked = await applyInboxEntry(container, waiting.id, PROVIDER, TransactionSchema.parse(JSON.parse(waiting.raw_body)))
+      expect(booked.outcome).toBe("applied")
+      expect(await h.ledger.inbox.entry(waiting.id)).toMatchObject({ state: "applied" })
+      await eventually("the waiting webhook's payment captured", () => captured([waits.sessionId]), 30_000, 250)
+      const drained = await signalBecomes("webhooks_backlog", "ok", 30_000)
+      expect(drained.figure).toMatchObject({ count: 0, oldest_at: null })
+      const backlogRecovered = await oneAlert("webhooks_backlog", "recovered")
+      mark("webhooks_backlog recovered")
+      expectAlertData(backlogRecovered, drained, "recovered")
+      expect(backlogRecovered.data.title).toBe("Pay-ins: webhooks are booked again (default)")
+      expect(backlogRecovered.data.since).toBe(backlogAlert.data.since)
 
       // 5. Forged callbacks (a wrong signature), five over both servers: each answered 401,
       //    `webhook_rejections` fails at its threshold (5 in the last hour) and is alerted once.
@@ -455,6 +475,7 @@ appSpec((h, { dbConfig }) => {
           "webhooks_missing:recovered",
           "webhook_rejections:failing",
           "webhooks_backlog:failing",
+          "webhooks_backlog:recovered",
         ].sort()
       )
       const mails = (await emails()).map((n) => `${n.data.signal}:${n.template}`).sort()
@@ -470,10 +491,11 @@ appSpec((h, { dbConfig }) => {
           "webhooks_missing:payin.health.recovered",
           "webhook_rejections:payin.health.failing",
           "webhooks_backlog:payin.health.failing",
+          "webhooks_backlog:payin.health.recovered",
         ].sort()
       )
       // the unannounced and the called-back payments were captured once each
-      expect(await captured([...missed, afterResume].map((o) => o.sessionId))).toBe(true)
+      expect(await captured([...missed, afterResume, waits].map((o) => o.sessionId))).toBe(true)
       // who sent them: the process whose check moved the state row (logged by the sender only)
       const senders = Object.fromEntries(
         tally.map((t) => {
