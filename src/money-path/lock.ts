@@ -1,8 +1,10 @@
 import { MedusaContainer } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
-import { clearExpiredLock } from "../medusa"
+import { clearExpiredLock, locksInTable, releaseTableLock, takeTableLock } from "../medusa"
 
+/** Takes or extends `key` for `ownerId`; false while another owner holds it unexpired. */
 export async function tryLock(container: MedusaContainer, key: string, ownerId: string, expire: number): Promise<boolean> {
+  if (await locksInTable(container)) return takeTableLock(container, key, ownerId, expire)
   const locking = container.resolve(Modules.LOCKING)
   try {
     await locking.acquire(key, { ownerId, expire })
@@ -14,6 +16,12 @@ export async function tryLock(container: MedusaContainer, key: string, ownerId: 
       () => false
     )
   }
+}
+
+async function extendLock(container: MedusaContainer, key: string, ownerId: string, expire: number): Promise<boolean> {
+  if (await locksInTable(container)) return takeTableLock(container, key, ownerId, expire)
+  await container.resolve(Modules.LOCKING).acquire(key, { ownerId, expire })
+  return true
 }
 
 export type LockOptions = {
@@ -55,7 +63,6 @@ export async function withLock<T>(
   job: (hold: LockHold) => Promise<T>,
   { waitMs, expireSeconds }: LockOptions
 ): Promise<T> {
-  const locking = container.resolve(Modules.LOCKING)
   const ownerId = `payin-${process.pid}-${Math.random().toString(36).slice(2)}`
   const deadline = Date.now() + waitMs
   for (let attempt = 0; !(await tryLock(container, key, ownerId, expireSeconds)); attempt++) {
@@ -69,12 +76,16 @@ export async function withLock<T>(
     return await job(renewal.hold)
   } finally {
     renewal.stop()
-    await locking.release(key, { ownerId }).catch(() => undefined)
+    await releaseLock(container, key, ownerId).catch(() => undefined)
   }
 }
 
+async function releaseLock(container: MedusaContainer, key: string, ownerId: string): Promise<void> {
+  if (await locksInTable(container)) return releaseTableLock(container, key, ownerId)
+  await container.resolve(Modules.LOCKING).release(key, { ownerId })
+}
+
 function keepExtended(container: MedusaContainer, key: string, ownerId: string, expireSeconds: number) {
-  const locking = container.resolve(Modules.LOCKING)
   const controller = new AbortController()
   const lifetimeMs = expireSeconds * 1000
   const everyMs = Math.max(250, Math.floor(lifetimeMs / 3))
@@ -96,7 +107,7 @@ function keepExtended(container: MedusaContainer, key: string, ownerId: string, 
     const sentAt = Date.now()
     try {
       // the providers extend a key its owner holds (and refuse one another owner holds)
-      await locking.acquire(key, { ownerId, expire: expireSeconds })
+      if (!(await extendLock(container, key, ownerId, expireSeconds))) throw new Error(`"${key}" is held by another owner`)
     } catch (error) {
       lose(`the extension failed: ${error instanceof Error ? error.message : String(error)}`)
       return
