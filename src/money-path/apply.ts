@@ -61,11 +61,12 @@ async function apply(container: MedusaContainer, input: ApplyPayinEventInput, sp
         container,
         `payin:${row.id}`,
         async (hold) => {
-          const { row: current, transition } = await payin.ledger.recordStatus(row.id, transaction, input.source, accepts)
+          // the row as read (one statement when nothing wrote it since): its move, history and the effect's claim
+          const { row: current, transition, claimed } = await payin.ledger.recordSeenStatus(row, transaction, input.source, accepts)
           // `new` (the store's status poll, anyone may call it): never a retry, those are reconciliation's
           const run = effectRun !== "new" || (transition.changed && !Number(current.effect_attempts))
           const outcome = run
-            ? await followInMedusa(container, payin, current, { force: effectRun === "now", hold, source: input.source, receivedAt: input.receivedAt })
+            ? await followInMedusa(container, payin, current, { force: effectRun === "now", hold, source: input.source, receivedAt: input.receivedAt, claimed })
             : { effects: [], pending: Boolean(current.effect_pending) }
           span.set({
             "payin.id": current.id,

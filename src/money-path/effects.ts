@@ -2,7 +2,7 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
 import { cancelOrderWorkflow } from "@medusajs/medusa/core-flows"
 import { errorMessage } from "../client/errors"
-import type { EffectAnnouncement, EffectOutcomeRecord } from "../modules/payin/ledger/effects"
+import type { ClaimedRow, EffectAnnouncement, EffectOutcomeRecord } from "../modules/payin/ledger/effects"
 import { EffectFencedError } from "../modules/payin/ledger/errors"
 import type { LedgerRow, StatusSource } from "../modules/payin/ledger/types"
 import type PayinModuleService from "../modules/payin/service"
@@ -12,6 +12,7 @@ import { authorizeForOrder, captureRest, completeCart, recordOrderCaptures } fro
 import { type CaptureStep, decideBooked, decideCapture, decideOrderEnd, paysLate } from "./decide"
 import { type LockHold, LockLostError, payinLockOptions, withLock } from "./lock"
 import { orderOfCart } from "../medusa"
+import { whileHeld } from "../providers/payin/held-booking"
 import { type SessionInfo, capturedOfSessionPayment, loadSession, orderAwaitingPayment, resolveCollection } from "./session"
 
 export type EffectOutcome = { effects: string[]; pending: boolean }
@@ -22,6 +23,8 @@ export type EffectRunOptions = {
   /** What runs it (none: a retry); a capture is timed from `receivedAt` (the webhook's receipt), else from when the ledger recorded the payment. */
   source?: StatusSource
   receivedAt?: number
+  /** The effect claimed already, with the status move that asked for it (ledger.recordSeenStatus). */
+  claimed?: ClaimedRow | null
 }
 
 type Run = {
@@ -52,7 +55,7 @@ async function runEffect(
   row: LedgerRow,
   options: EffectRunOptions
 ): Promise<EffectOutcome & { outcome: "done" | "failed" | "stopped" | "deferred" }> {
-  const claimed = await payin.ledger.effects.claim(row.id, { force: options.force })
+  const claimed = options.claimed ?? (await payin.ledger.effects.claim(row.id, { force: options.force }))
   if (!claimed?.effect_pending) {
     // backing off after a failure: reconciliation runs it when due
     return { effects: [], pending: true, outcome: "deferred" }
@@ -174,17 +177,19 @@ async function book(
   await payin.faultPoints("capture", row.id)
   await run.guard()
   let booked: { orderId: string | null; captured: string; sessionGone: boolean }
+  // the provider's hooks Medusa calls for this session answer from the row and session this run holds
+  const held = <T>(work: () => Promise<T>) => whileHeld({ row, session }, work)
   if (step.kind === "authorize") {
-    booked = { orderId: session.orderId, captured: await authorizeForOrder(container, session, step.rest), sessionGone: false }
+    booked = { orderId: session.orderId, captured: await held(() => authorizeForOrder(container, session, step.rest)), sessionGone: false }
   } else if (step.kind === "capture") {
-    const captured = step.rest !== "0" ? await captureRest(container, session.paymentId!, step.rest) : session.capturedAmount
+    const captured = step.rest !== "0" ? await held(() => captureRest(container, session.paymentId!, step.rest)) : session.capturedAmount
     await run.inCollection(async () => {
       await run.guard()
       await recordOrderCaptures(container, session.orderId!, session.paymentId!)
     })
     booked = { orderId: session.orderId, captured, sessionGone: false }
   } else {
-    if (step.rest !== "0") await completeCart(container, session.id, step.rest)
+    if (step.rest !== "0") await held(() => completeCart(container, session.id, step.rest))
     // completion may have failed and replaced the session (its Payment outlives it)
     const after = await loadSession(container, session.id)
     booked = {

@@ -33,6 +33,7 @@ import { PAYIN_PROVIDER_IDENTIFIER, payinProviderId } from "../../provider-id"
 import { LEDGER_ONLY_STATUSES } from "../../status"
 import { capturedWith, sessionOf } from "../../medusa"
 import { type AskedSession, authorizeAnswer } from "./answer"
+import { heldBooking } from "./held-booking"
 import { payinError } from "./payin-error"
 import { buildPayinRequest, redact, toMedusaError } from "./request"
 import { PayinSessionData, toSessionData } from "./session-data"
@@ -222,6 +223,8 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
 
   async authorizePayment(input: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
     const data = (input.data ?? {}) as Data
+    const held = heldBooking(data.session_id, this.providerId)
+    if (held) return authorizeAnswer(held.row, held.session, data)
     let row = await this.findRow(data)
     if (row && row.provider_id !== this.providerId) {
       return { status: "error", data: { ...data, error_message: "The pay-in belongs to another payment provider" } }
@@ -247,7 +250,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
   /** Medusa has written the capture already and deletes it when this throws: captures never exceed what arrived. */
   async capturePayment(input: CapturePaymentInput): Promise<CapturePaymentOutput> {
     const data = (input.data ?? {}) as Data
-    const row = await this.findRow(data)
+    const row = heldBooking(data.session_id, this.providerId)?.row ?? (await this.findRow(data))
     if (!row || row.provider_id !== this.providerId || !row.paid_at) {
       throw payinError(MedusaError.Types.NOT_ALLOWED,
         `The pay-in is ${row?.status ?? "unknown"}, not closed: the shopper has not paid yet`, "payin_not_paid")

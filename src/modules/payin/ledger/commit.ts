@@ -5,9 +5,16 @@ import type { LedgerNotice, LedgerRow } from "./types"
 
 export type Written = { row: LedgerRow | null; notices: LedgerNotice[] }
 
-/** Every ledger write that flags, moves a status or settles an effect commits here (recordCreated's one statement uses emitWritten): none goes without its events. */
+/** Every ledger write that flags, moves a status or settles an effect commits here, or writes in one statement through writeAndEmit: none goes without its events. */
 export async function commitAndEmit<T extends Written>(db: () => Db, emit: LedgerEventSink, work: (trx: Db) => Promise<T>): Promise<T> {
   const written = await db().transaction(work)
+  await emitWritten(emit, written)
+  return written
+}
+
+/** A write of one statement (atomic alone): no transaction around it, its events after it as commitAndEmit's. */
+export async function writeAndEmit<T extends Written>(db: () => Db, emit: LedgerEventSink, work: (db: Db) => Promise<T>): Promise<T> {
+  const written = await work(db())
   await emitWritten(emit, written)
   return written
 }

@@ -32,7 +32,9 @@ export class LedgerEffects {
   constructor(
     private readonly db: () => Db,
     private readonly deps: EffectDeps,
-    private readonly commit: <T extends Written>(work: (trx: Db) => Promise<T>) => Promise<T>
+    private readonly commit: <T extends Written>(work: (trx: Db) => Promise<T>) => Promise<T>,
+    /** A write of one statement, with its events (writeAndEmit). */
+    private readonly once: <T extends Written>(work: (db: Db) => Promise<T>) => Promise<T>
   ) {}
 
   async claim(ledgerId: string, { force = false }: { force?: boolean } = {}): Promise<ClaimedRow | null> {
@@ -65,7 +67,10 @@ export class LedgerEffects {
   }
 
   async settle(ledgerId: string, effect: StatusEffect, outcome: EffectOutcomeRecord, fence?: number): Promise<{ flagged: boolean }> {
-    const { flagged } = await this.commit(async (trx) => {
+    // nothing to write beside the row (a capture, no notification owed): its one statement needs no transaction
+    const alone = !outcome.ended && !outcome.flag && !outcome.note && !(outcome.announce?.notify && outcome.announce.notice.order_id)
+    const write = <T extends Written>(work: (trx: Db) => Promise<T>) => (alone ? this.once(work) : this.commit(work))
+    const { flagged } = await write(async (trx) => {
       const ended = Boolean(outcome.ended)
       // cleared when it is this effect (or any cancel_order once the pay-in ended), unless deferred
       const clears = `(not ? and (effect_pending = ? or (? and effect_pending = 'cancel_order')))`

@@ -1,14 +1,13 @@
 import { generateEntityId } from "@medusajs/framework/utils"
 import type { Transaction } from "../../../client/schemas"
-import { type LedgerStatus, type PayinFlag, LEDGER_ONLY_STATUSES, isDisputeStatus, nextStatus, statusesMovingTo } from "../../../status"
+import { type LedgerStatus, type PayinFlag, LEDGER_ONLY_STATUSES, nextStatus, statusesMovingTo } from "../../../status"
 import type { Db } from "../db"
-import { compareReceived } from "../../../money"
-import { commitAndEmit, emitWritten, rowIn, type Written } from "./commit"
-import { type EffectDeps, LedgerEffects } from "./effects"
+import { commitAndEmit, emitWritten, rowIn, writeAndEmit, type Written } from "./commit"
+import { type ClaimedRow, type EffectDeps, LedgerEffects } from "./effects"
 import { EffectFencedError, ForeignPayinError, ServiceIdMismatchError } from "./errors"
 import type { LedgerEventSink } from "./events"
-import { FLAG_KINDS_SQL, addFlag, changeDetails, effectOfMove, history, lockRow, moveStatus, serviceColumns, statusColumns } from "./rows"
-import type { LedgerNotice, LedgerRow, RecordResult, StatusSource } from "./types"
+import { FLAG_KINDS_SQL, addFlag, assignedBy, changeDetails, effectOfMove, flagsOfMove, history, lockRow, moveStatus, serviceColumns, statusColumns } from "./rows"
+import type { LedgerNotice, LedgerRow, RecordResult, SeenRow, StatusSource } from "./types"
 
 export type LedgerDeps = EffectDeps & {
   emit: LedgerEventSink
@@ -22,7 +21,12 @@ export class Ledger {
     private readonly deps: LedgerDeps
   ) {
     if (typeof deps?.emit !== "function") throw new TypeError("The ledger needs an event sink (deps.emit)")
-    this.effects = new LedgerEffects(db, deps, (work) => this.commit(work))
+    this.effects = new LedgerEffects(
+      db,
+      deps,
+      (work) => this.commit(work),
+      (work) => writeAndEmit(this.db, this.deps.emit, work)
+    )
   }
 
   private commit<T extends Written>(work: (trx: Db) => Promise<T>): Promise<T> {
@@ -39,10 +43,10 @@ export class Ledger {
     return rows[0] ?? null
   }
 
-  /** Several rows: a service id is unique per provider instance only, and two accounts may issue the same one. */
-  async withServiceId(serviceId: string): Promise<LedgerRow[]> {
+  /** Several rows: a service id is unique per provider instance only, and two accounts may issue the same one. With their version: recordSeenStatus. */
+  async withServiceId(serviceId: string): Promise<SeenRow[]> {
     const { rows } = await this.db().raw(
-      "select * from payin_transaction where service_id = ? and deleted_at is null order by created_at, id",
+      "select *, xmin::text as row_version from payin_transaction where service_id = ? and deleted_at is null order by created_at, id",
       [serviceId]
     )
     return rows
@@ -207,22 +211,71 @@ export class Ledger {
     }
     const row = (await moveStatus(trx, current, transition.to, source, tx, null, serviceFields))!
     notices.push({ kind: "status", from: transition.from, to: transition.to })
-    if (transition.to === "closed" || (transition.to === "re_calculation" && current.paid_at)) {
-      const money = compareReceived(row, tx)
-      if (money) notices.push(...(await addFlag(trx, row, money.flag, money.details)))
-    }
-    if (isDisputeStatus(transition.to) && current.paid_at && !isDisputeStatus(current.status)) {
-      notices.push(
-        ...(await addFlag(trx, row, "dispute_after_payment", {
-          status: transition.to,
-          captured: Boolean(row.captured_at),
-          fiat_amount: tx.fiatAmount,
-        }))
-      )
-    }
+    for (const { flag, details } of flagsOfMove(current, row, transition.to, tx)) notices.push(...(await addFlag(trx, row, flag, details)))
     // a new flag changed the row after the move
     const flagged = notices.some((n) => n.kind === "flag")
     return { row: flagged ? await rowIn(trx, ledgerId) : row, transition, notices }
+  }
+
+  /**
+   * A booking's status move in one statement: the move of `seen` (as withServiceId read it, with its
+   * version), its history row and, when the move asks for an effect, that effect's claim (the
+   * fencing token, as effects.claim) — provided nothing wrote the row since it was read and the
+   * move raises no flag. Otherwise recordStatus (row lock, checks, flags) and nothing claimed.
+   */
+  async recordSeenStatus(
+    seen: SeenRow,
+    tx: Transaction,
+    source: StatusSource,
+    accepts: (row: LedgerRow) => boolean
+  ): Promise<RecordResult & { claimed: ClaimedRow | null }> {
+    const transition = nextStatus(seen.status, tx.status, { paid: Boolean(seen.paid_at) })
+    const serviceFields = serviceColumns(seen, tx)
+    // the columns compareReceived reads, as the move leaves them (serviceColumns)
+    const after = { ...seen, assigned_amount: seen.assigned_amount ?? assignedBy(seen, tx) }
+    const fast =
+      seen.row_version &&
+      accepts(seen) &&
+      (!seen.service_id || seen.service_id === tx.id) &&
+      transition.changed &&
+      !flagsOfMove(seen, after, transition.to, tx).length
+    if (fast) {
+      const effect = effectOfMove(seen, transition.to)
+      const columns = statusColumns(transition.to, effect)
+      const moved = await writeAndEmit(this.db, this.deps.emit, async (db) => {
+        const { rows } = await db.raw(
+          `with moved as (
+             update payin_transaction set ${columns.sql}, ${serviceFields.sql}, effect_fence = effect_fence + ?, updated_at = now()
+             where id = ? and xmin::text = ? and deleted_at is null
+             returning *
+           ),
+           noted as (
+             insert into payin_status_change (transaction_id, from_status, to_status, source, service_data, created_at, updated_at)
+             select id, ?, ?, ?, ?::jsonb, clock_timestamp(), clock_timestamp() from moved
+           )
+           select moved.*, (select count(*)::int from payin_transaction o
+             where o.payment_collection_id = moved.payment_collection_id and o.deleted_at is null) as collection_payins
+           from moved`,
+          [
+            ...columns.bindings,
+            ...serviceFields.bindings,
+            effect ? 1 : 0,
+            seen.id,
+            seen.row_version,
+            seen.status,
+            transition.to,
+            source,
+            changeDetails(seen, transition.to, tx),
+          ]
+        )
+        if (!rows[0]) return { row: null, notices: [], claimed: null }
+        const { collection_payins: _count, ...row } = rows[0] as ClaimedRow
+        const notices: LedgerNotice[] = [{ kind: "status", from: transition.from, to: transition.to }]
+        return { row: row as LedgerRow, notices, claimed: rows[0] as ClaimedRow }
+      })
+      if (moved.row) return { row: moved.row, transition, notices: moved.notices, claimed: effect ? moved.claimed : null }
+    }
+    return { ...(await this.recordStatus(seen.id, tx, source, accepts)), claimed: null }
   }
 
   async flag(ledgerId: string, flag: PayinFlag, details: Record<string, unknown>): Promise<boolean> {

@@ -1,6 +1,6 @@
 import { MedusaError } from "@medusajs/framework/utils"
 import type { Transaction } from "../../../client/schemas"
-import { eq } from "../../../money"
+import { compareReceived, eq } from "../../../money"
 import { DISPUTE_STATUSES, type LedgerStatus, type PayinFlag, type StatusEffect, effectOf, isDisputeStatus, nextStatus } from "../../../status"
 import type { Db } from "../db"
 import type { LedgerNotice, LedgerRow, StatusSource } from "./types"
@@ -88,9 +88,32 @@ export function serviceColumns(current: Pick<LedgerRow, "status">, tx: Transacti
       tx.bank ?? null,
       JSON.stringify(tx.requisite ?? null),
       tx.externalPaymentPageUrl ?? null,
-      current.status === "creating" && tx.status === "active" ? tx.fiatAmount : null,
+      assignedBy(current, tx),
     ],
   }
+}
+
+/** The amount the service assigned, known from its first `active` (assigned_amount keeps the first one known). */
+export function assignedBy(current: Pick<LedgerRow, "status">, tx: Transaction): string | null {
+  return current.status === "creating" && tx.status === "active" ? tx.fiatAmount : null
+}
+
+/** The flags a status move raises: what arrived against what was asked (closing, or recalculated once paid), a dispute after payment. */
+export function flagsOfMove(
+  before: LedgerRow,
+  after: LedgerRow,
+  to: LedgerStatus,
+  tx: Transaction
+): { flag: PayinFlag; details: Record<string, unknown> }[] {
+  const flags: { flag: PayinFlag; details: Record<string, unknown> }[] = []
+  if (to === "closed" || (to === "re_calculation" && before.paid_at)) {
+    const money = compareReceived(after, tx)
+    if (money) flags.push(money)
+  }
+  if (isDisputeStatus(to) && before.paid_at && !isDisputeStatus(before.status)) {
+    flags.push({ flag: "dispute_after_payment", details: { status: to, captured: Boolean(after.captured_at), fiat_amount: tx.fiatAmount } })
+  }
+  return flags
 }
 
 export function effectOfMove(row: Pick<LedgerRow, "paid_at" | "captured_at" | "store_canceled_at">, to: LedgerStatus): StatusEffect | null {

@@ -8,6 +8,9 @@ export type LedgerRow = Omit<InferTypeOf<typeof PayinTransaction>, "history" | "
   raw_amount?: { value?: string } | null
 }
 
+/** A row as read with its version (PostgreSQL's xmin, changed by every write): a write conditional on it sees exactly this row. */
+export type SeenRow = LedgerRow & { row_version?: string }
+
 export type StatusSource = "create" | "webhook" | "lookup" | "store" | "admin" | "authorize"
 
 export type LedgerNotice =
