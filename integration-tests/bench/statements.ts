@@ -117,3 +117,18 @@ export function statementLines(statements: Statement[], owner?: Owner): string[]
     .filter((st) => !owner || st.owner === owner)
     .map((st) => `${st.owner}\t${st.site ?? "-"}\t${st.sql.replace(/\s+/g, " ").trim()}`)
 }
+
+/**
+ * The plugin's own statements per booking of a `closed` webhook that captures a placed order
+ * (issue 40): 12 at most, the inbox's 3 (the route stores the entry, the drain claims it, settles
+ * its outcome) included, so 9 for applying it with locking-postgres (its lock: take and release).
+ */
+export const PLUGIN_BOOKING_BUDGET = { total: 12, inbox: 3, apply: 9 } as const
+
+/** "N statements: Medusa's M, the plugin's P" and the plugin's own, one a line (a benchmark's report). */
+export function statementSummary(count: StatementCount, label = "per booking"): string[] {
+  return [
+    `${count.plugin + count.medusa} statements ${label}: Medusa's ${count.medusa}, the plugin's ${count.plugin}`,
+    ...statementLines(count.statements, "plugin").map((line) => `  ${line}`),
+  ]
+}

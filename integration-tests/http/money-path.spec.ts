@@ -2,8 +2,11 @@
 // Medusa, real PostgreSQL and the sandbox over HTTP. Two merchant accounts: instance "default"
 // (KEY) and instance "second" (SECOND_KEY), each with its own sandbox.
 import { sign } from "../../src/client/signature"
+import { locksInTable } from "../../src/medusa"
+import { applyPayinEvent } from "../../src/money-path/apply"
 import { reconcilePayins } from "../../src/money-path/reconcile"
 import type { RunningSandbox } from "../../src/sandbox"
+import { PLUGIN_BOOKING_BUDGET, countStatements, statementLines } from "../bench/statements"
 import { PAYIN_EVENTS, storeSpec } from "../support/harness"
 import { control, payinsOfSession } from "../support/sandbox"
 import { Storefront } from "../support/storefront"
@@ -309,6 +312,45 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
     const answer = await h.webhookApplied(body, { instance: "default", key: KEY })
     expect([answer.status, answer.applied.effects]).toEqual([200, ["captured"]])
     expect((await order(orderId)).payment_status).toBe("captured")
+  })
+
+  describe("the plugin's own work per booking (issue 40)", () => {
+    const closedOf = (txId: string) => ({ ...sandbox.transaction(txId), status: "closed" }) as any
+
+    it(`a closed webhook of a placed order costs the plugin at most ${PLUGIN_BOOKING_BUDGET.apply} SQL statements of its own to apply (locking-postgres), Medusa's workflow books it`, async () => {
+      const { tx, orderId, session } = await placedOrder()
+      const container = getContainer()
+      await locksInTable(container) // probed once per process, not per booking
+      const counted = await countStatements(container, () =>
+        applyPayinEvent(container, { instanceId: "default", transaction: closedOf(tx.id), source: "webhook" })
+      )
+      expect(counted.result).toMatchObject({ status: "closed", changed: true, effects: ["captured"], effectPending: false })
+      const own = statementLines(counted.statements, "plugin")
+      expect({ within: counted.plugin <= PLUGIN_BOOKING_BUDGET.apply, own }).toMatchObject({ within: true })
+      // the rest is Medusa's booking, captured once for the order's total (Medusa's own records)
+      expect(counted.medusa).toBeGreaterThan(counted.plugin)
+      const payments = await paymentsOf(session.id)
+      expect(payments).toHaveLength(1)
+      expect(payments[0].captures.map((c: any) => Number(c.amount))).toEqual([Number(tx.fiatAmount)])
+      expect((await order(orderId)).payment_status).toBe("captured")
+      expect(await row({ session_id: session.id })).toMatchObject({ status: "closed", effect_pending: null, captured_at: expect.anything() })
+    })
+
+    it("the one-statement status move applies only to the row as read: a row another booking moved meanwhile takes the row-locked path", async () => {
+      const { tx, session } = await placedOrder()
+      const ledger = payin().ledger
+      const [seen] = await ledger.withServiceId(tx.id)
+      const closed = closedOf(tx.id)
+      // another process books the same callback between this one's read and its write
+      const other = await ledger.recordSeenStatus(seen, closed, "webhook", () => true)
+      expect([other.transition.changed, Boolean(other.claimed)]).toEqual([true, true])
+      const late = await ledger.recordSeenStatus(seen, closed, "webhook", () => true)
+      // nothing moved twice: no second history row, no second claim of the capture
+      expect([late.transition.changed, late.claimed]).toEqual([false, null])
+      const history = await sql("select to_status from payin_status_change where transaction_id = ? and to_status = 'closed'", [seen.id])
+      expect(history.rows).toHaveLength(1)
+      expect(Number((await row({ session_id: session.id })).effect_fence)).toBe(Number(other.claimed.effect_fence))
+    })
   })
 
   it("a key rotated by another instance is used at once, however fresh this instance's copy of the settings", async () => {
