@@ -2,7 +2,7 @@
 // Medusa, real PostgreSQL and the sandbox over HTTP. Two merchant accounts: instance "default"
 // (KEY) and instance "second" (SECOND_KEY), each with its own sandbox.
 import { sign } from "../../src/client/signature"
-import { locksInTable } from "../../src/medusa"
+import { lockingProbed } from "../../src/medusa"
 import { applyPayinEvent } from "../../src/money-path/apply"
 import { reconcilePayins } from "../../src/money-path/reconcile"
 import type { RunningSandbox } from "../../src/sandbox"
@@ -320,7 +320,7 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
     it(`a closed webhook of a placed order costs the plugin at most ${PLUGIN_BOOKING_BUDGET.apply} SQL statements of its own to apply (locking-postgres), Medusa's workflow books it`, async () => {
       const { tx, orderId, session } = await placedOrder()
       const container = getContainer()
-      await locksInTable(container) // probed once per process, not per booking
+      expect(await lockingProbed(container)).toBe(true) // probed once per process, not per booking
       const counted = await countStatements(container, () =>
         applyPayinEvent(container, { instanceId: "default", transaction: closedOf(tx.id), source: "webhook" })
       )

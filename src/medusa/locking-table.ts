@@ -20,22 +20,31 @@ export async function lockingTableColumns(container: MedusaContainer): Promise<s
   return rows.length ? rows.map((r: { column_name: string }) => r.column_name) : null
 }
 
-const inTable = new WeakMap<object, Promise<boolean>>()
+const inTable = new WeakMap<object, boolean | Promise<boolean>>()
 
 /**
  * Whether the locking module's default provider keeps its locks as rows of the table `locking`
  * (locking-postgres): a probe lock taken through the module, looked for in the table, once per
  * process. Then the plugin takes and releases its own keys in that table itself, in one statement
- * each (locking-postgres spends two on each, and a third to clear an expired lock).
+ * each (locking-postgres spends two on each, and a third to clear an expired lock). Until the probe
+ * answered: false (the module's own calls, which keep the same rows), so no lock waits for it.
  */
-export function locksInTable(container: MedusaContainer): Promise<boolean> {
+export function locksInTable(container: MedusaContainer): boolean {
   const locking = container.resolve(Modules.LOCKING)
-  let known = inTable.get(locking)
+  const known = inTable.get(locking)
+  if (typeof known === "boolean") return known
   if (!known) {
-    known = probe(container, locking).catch(() => false)
-    inTable.set(locking, known)
+    const probing = probe(container, locking).catch(() => false)
+    inTable.set(locking, probing)
+    void probing.then((answer) => inTable.set(locking, answer))
   }
-  return known
+  return false
+}
+
+/** The probe's answer, once it came (the first call starts it). */
+export async function lockingProbed(container: MedusaContainer): Promise<boolean> {
+  locksInTable(container)
+  return inTable.get(container.resolve(Modules.LOCKING))!
 }
 
 async function probe(container: MedusaContainer, locking: { acquire: Function; release: Function }): Promise<boolean> {

@@ -4,7 +4,7 @@ import { clearExpiredLock, locksInTable, releaseTableLock, takeTableLock } from 
 
 /** Takes or extends `key` for `ownerId`; false while another owner holds it unexpired. */
 export async function tryLock(container: MedusaContainer, key: string, ownerId: string, expire: number): Promise<boolean> {
-  if (await locksInTable(container)) return takeTableLock(container, key, ownerId, expire)
+  if (locksInTable(container)) return takeTableLock(container, key, ownerId, expire)
   const locking = container.resolve(Modules.LOCKING)
   try {
     await locking.acquire(key, { ownerId, expire })
@@ -19,7 +19,7 @@ export async function tryLock(container: MedusaContainer, key: string, ownerId: 
 }
 
 async function extendLock(container: MedusaContainer, key: string, ownerId: string, expire: number): Promise<boolean> {
-  if (await locksInTable(container)) return takeTableLock(container, key, ownerId, expire)
+  if (locksInTable(container)) return takeTableLock(container, key, ownerId, expire)
   await container.resolve(Modules.LOCKING).acquire(key, { ownerId, expire })
   return true
 }
@@ -81,7 +81,7 @@ export async function withLock<T>(
 }
 
 async function releaseLock(container: MedusaContainer, key: string, ownerId: string): Promise<void> {
-  if (await locksInTable(container)) return releaseTableLock(container, key, ownerId)
+  if (locksInTable(container)) return releaseTableLock(container, key, ownerId)
   await container.resolve(Modules.LOCKING).release(key, { ownerId })
 }
 
