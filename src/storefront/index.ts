@@ -11,7 +11,7 @@ export type {
 } from "./types"
 export { formatAmount, formatDateTime, formatRequisite, copyValue, requisiteKind, type RequisiteKind } from "./format"
 export { timeLeft, clockOffset, formatDuration, startCountdown, type TimeLeft, type CountdownOptions } from "./countdown"
-export { pollPayinStatus, type PayinPollOptions, type PayinPoller } from "./poll"
+export { pollPayinStatus, type PayinPollOptions, type PayinPoller, type PayinStatusWait } from "./poll"
 export { paymentLinks, qrPayload, safeHttpsUrl, safePaymentPageUrl, type PayinLinks } from "./links"
 export { qrSvg, type QrSvg } from "./qr"
 export { fromSessionData, isPayinProvider } from "./session"

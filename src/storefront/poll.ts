@@ -1,6 +1,13 @@
 import type { PayinStatusResponse } from "./types"
 import { clockOffset } from "./countdown"
 
+/**
+ * What the poller asks the fetcher for while a pay-in waits: pass `wait` and `since` on to the status request
+ * (`createPayinStoreClient().status(query, wait)` does) and the server answers as soon as the view changes, or
+ * after `wait` seconds. A fetcher that ignores it still works: the poller then polls on its delays.
+ */
+export type PayinStatusWait = { wait: number; since: string; signal?: AbortSignal }
+
 export type PayinPollOptions = {
   onUpdate: (response: PayinStatusResponse) => void
   onError?: (error: unknown) => void
@@ -16,6 +23,13 @@ export type PayinPollOptions = {
   now?: () => number
   /** Pause while the page is hidden and poll at once when it shows again. Default true. */
   pauseWhenHidden?: boolean
+  /**
+   * Long polling: while the pay-in is not final, ask the server to hold each request up to this many seconds
+   * until the answer changes (at most 25). 0 polls on the delays above only. Default 25. Used only when the
+   * server holds requests (the plugin's `long_poll` in the answer); else, and after a 400 to such a request
+   * (an older plugin), the delays above apply.
+   */
+  longPollSeconds?: number
 }
 
 export type PayinPoller = {
@@ -29,10 +43,14 @@ export type PayinPoller = {
 const AFTER_EXPIRY_MS = 1000
 const MIN_DELAY_MS = 100
 const MIN_ERROR_DELAY_MS = 1000
+const MAX_LONG_POLL_SECONDS = 25
+/** A held request answered faster than this is "quick"; after a few in a row the delays apply (a proxy or an overloaded server answering at once must not become a request loop). */
+const QUICK_ANSWER_MS = 1000
+const QUICK_ANSWERS_AT_ONCE = 3
 
 /** Polls until `payin.final` or the answer has no pay-in; never has two requests in flight. */
 export function pollPayinStatus(
-  fetchStatus: () => Promise<PayinStatusResponse>,
+  fetchStatus: (wait?: PayinStatusWait) => Promise<PayinStatusResponse>,
   options: PayinPollOptions
 ): PayinPoller {
   // Floors keep a zero or negative setting from turning polling into a request loop.
@@ -42,6 +60,7 @@ export function pollPayinStatus(
   const errorMax = Math.max(initial, options.errorMaxDelayMs ?? 60000)
   const now = options.now ?? Date.now
   const doc = options.pauseWhenHidden !== false && typeof document !== "undefined" ? document : undefined
+  const longPollSeconds = Math.min(MAX_LONG_POLL_SECONDS, Math.max(0, options.longPollSeconds ?? MAX_LONG_POLL_SECONDS))
 
   let stopped = false
   /** A final state or no pay-in: nothing is scheduled, but refresh() may still fetch. */
@@ -52,6 +71,13 @@ export function pollPayinStatus(
   let delay = initial
   let errorDelay = 0
   let lastKey: string | undefined
+  /** Off for good once the server (or the fetcher) did not hold a request. */
+  let longPoll = longPollSeconds > 0
+  let since: string | undefined
+  let quickAnswers = 0
+  /** The request in flight: a newer one (refresh) drops its answer and aborts it. */
+  let current: { id: number; controller?: AbortController; held: boolean } | undefined
+  let requests = 0
 
   const clear = () => {
     if (timer !== undefined) clearTimeout(timer)
@@ -59,7 +85,10 @@ export function pollPayinStatus(
   }
   const schedule = (ms: number) => {
     clear()
-    if (!stopped && !finished) {
+    if (ms <= 0 && !stopped && !finished) {
+      // the next held request goes out at once (a timer would add its own minimum delay)
+      void Promise.resolve().then(() => poll())
+    } else if (!stopped && !finished) {
       timer = setTimeout(() => {
         timer = undefined
         void poll()
@@ -83,32 +112,62 @@ export function pollPayinStatus(
     return toExpiry > 0 && toExpiry + AFTER_EXPIRY_MS < delay ? toExpiry + AFTER_EXPIRY_MS : delay
   }
 
-  async function poll(): Promise<void> {
+  /** `immediate`: fetch the current answer without asking the server to hold it (a refresh, the page shown again). */
+  async function poll(immediate = false): Promise<void> {
     if (stopped) return
     if (inFlight) {
-      pollAgain = true
-      return
+      // a held request may not answer for a while: a refresh replaces it
+      if (current?.held) {
+        current.controller?.abort()
+        current = undefined
+        inFlight = false
+      } else {
+        pollAgain = true
+        return
+      }
     }
     if (doc?.hidden) return // the visibilitychange listener polls when the page shows again
     clear()
     inFlight = true
+    const ask = !immediate && longPoll && since !== undefined && !finished
+    const controller = ask && typeof AbortController !== "undefined" ? new AbortController() : undefined
+    const request = { id: ++requests, controller, held: ask }
+    current = request
+    const started = now()
     let response: PayinStatusResponse | undefined
     let error: unknown
     let failed = false
     try {
-      response = await fetchStatus()
+      response = await (ask ? fetchStatus({ wait: longPollSeconds, since: since as string, signal: controller?.signal }) : fetchStatus())
     } catch (e) {
       failed = true
       error = e
     }
+    if (current !== request) return // replaced by a refresh, or stopped
+    current = undefined
     inFlight = false
     if (stopped) return
+    if (failed && ask && (error as { status?: unknown } | null)?.status === 400) {
+      // a plugin without long polling refuses the unknown parameters: poll on without them, at once
+      longPoll = false
+      void poll()
+      return
+    }
     if (failed) {
       errorDelay = errorDelay ? Math.min(errorDelay * 2, errorMax) : Math.max(initial, MIN_ERROR_DELAY_MS)
       schedule(errorDelay)
     } else {
       errorDelay = 0
-      schedule(nextDelay(response as PayinStatusResponse))
+      const answer = response as PayinStatusResponse
+      const delayed = nextDelay(answer)
+      if (ask && !answer.long_poll) longPoll = false
+      since = typeof answer.view_tag === "string" && answer.view_tag ? answer.view_tag : undefined
+      if (longPoll && since !== undefined && !finished) {
+        quickAnswers = !ask || now() - started >= QUICK_ANSWER_MS ? 0 : quickAnswers + 1
+        schedule(quickAnswers < QUICK_ANSWERS_AT_ONCE ? 0 : delayed)
+      } else {
+        schedule(delayed)
+      }
     }
     if (pollAgain) {
       pollAgain = false
@@ -120,11 +179,13 @@ export function pollPayinStatus(
   }
 
   const onVisibility = () => {
-    if (doc && !doc.hidden && !finished && !inFlight) void poll()
+    if (doc && !doc.hidden && !finished && !inFlight) void poll(true)
   }
   const stop = () => {
     stopped = true
     clear()
+    current?.controller?.abort()
+    current = undefined
     doc?.removeEventListener("visibilitychange", onVisibility)
     options.signal?.removeEventListener("abort", stop)
   }
@@ -139,6 +200,6 @@ export function pollPayinStatus(
 
   return {
     stop,
-    refresh: () => void poll(),
+    refresh: () => void poll(true),
   }
 }

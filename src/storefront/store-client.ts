@@ -1,5 +1,6 @@
 import { splitCode } from "../error-code"
 import type { PayinError } from "./errors"
+import type { PayinStatusWait } from "./poll"
 import type { PayinBanksResponse, PayinStatusResponse, PayinStoreError } from "./types"
 
 /** `GET /store/payin/status`: a cart (before or after checkout) or an order. */
@@ -25,12 +26,22 @@ export type PayinPayAgainResult = PayinStatusResponse | { error: PayinError }
 
 export type PayinStoreRequestInit = { method: "POST"; body: Record<string, string> }
 
-/** Resolves with the parsed JSON body, throws on non-2xx; `init` is given only for a POST (`payAgain`). */
-export type PayinStoreRequest = (path: string, query: Record<string, string>, init?: PayinStoreRequestInit) => Promise<unknown>
+/**
+ * Resolves with the parsed JSON body, throws on non-2xx; `init` is given only for a POST (`payAgain`). A held
+ * status request (query `wait`, `since`) also gets `options.signal`, aborted when the poller no longer needs it.
+ */
+export type PayinStoreRequest = (
+  path: string,
+  query: Record<string, string>,
+  init?: PayinStoreRequestInit,
+  options?: { signal?: AbortSignal }
+) => Promise<unknown>
 
 /** The part of a `@medusajs/js-sdk` instance the kit uses, typed structurally so the kit does not depend on the js-sdk. */
 export type PayinMedusaSdk = {
-  client: { fetch<T>(input: string, init?: { query?: Record<string, string>; method?: string; body?: Record<string, string> }): Promise<T> }
+  client: {
+    fetch<T>(input: string, init?: { query?: Record<string, string>; method?: string; body?: Record<string, string>; signal?: AbortSignal }): Promise<T>
+  }
   store: { cart: { complete(cartId: string): Promise<unknown> } }
 }
 
@@ -49,7 +60,8 @@ export type PayinStoreClientOptions =
     }
 
 export type PayinStoreClient = {
-  status(query: PayinStatusQuery): Promise<PayinStatusResponse>
+  /** With `wait` (what `pollPayinStatus` passes its fetcher): the server holds the request until the answer differs from `wait.since`, at most `wait.wait` seconds. */
+  status(query: PayinStatusQuery, wait?: PayinStatusWait): Promise<PayinStatusResponse>
   banks(query: PayinBanksQuery): Promise<PayinBanksResponse>
   /** Idempotent on the server: a repeated call shows the same new pay-in. */
   payAgain(body: PayinPayAgainBody): Promise<PayinStatusResponse>
@@ -108,7 +120,7 @@ function requireText(value: unknown, name: string): string {
 }
 
 function fetchRequest(options: { baseUrl: string; publishableKey: string; fetch?: typeof fetch; headers?: Record<string, string> }): PayinStoreRequest {
-  return async (path, query, init) => {
+  return async (path, query, init, extra) => {
     const base = requireText(options.baseUrl, "baseUrl").replace(/\/+$/, "")
     const publishableKey = requireText(options.publishableKey, "publishableKey")
     const doFetch = options.fetch ?? fetch
@@ -117,7 +129,7 @@ function fetchRequest(options: { baseUrl: string; publishableKey: string; fetch?
     const headers = { accept: "application/json", ...options.headers, "x-publishable-api-key": publishableKey }
     const response = await (init
       ? doFetch(url, { method: init.method, headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(init.body) })
-      : doFetch(url, { method: "GET", headers }))
+      : doFetch(url, { method: "GET", headers, ...(extra?.signal ? { signal: extra.signal } : {}) }))
     const body: unknown = await response.json().catch(() => null)
     if (!response.ok) throw new PayinStoreApiError(response.status, errorBody(body))
     return body
@@ -151,12 +163,13 @@ export function createPayinStoreClient(options: PayinStoreClientOptions): PayinS
     options && "request" in options
       ? options.request
       : options && "sdk" in options
-        ? (path, query, init) => options.sdk.client.fetch(path, init ? { query, ...init } : { query })
+        ? (path, query, init, extra) =>
+            options.sdk.client.fetch(path, init ? { query, ...init } : extra?.signal ? { query, signal: extra.signal } : { query })
         : fetchRequest(options ?? ({} as never))
-  const get = async <T>(path: string, query: Record<string, string>, init?: PayinStoreRequestInit): Promise<T> => {
+  const get = async <T>(path: string, query: Record<string, string>, init?: PayinStoreRequestInit, signal?: AbortSignal): Promise<T> => {
     let body: unknown
     try {
-      body = await (init ? request(path, query, init) : request(path, query))
+      body = await (init ? request(path, query, init) : signal ? request(path, query, undefined, { signal }) : request(path, query))
     } catch (error) {
       throw typed(error)
     }
@@ -164,9 +177,12 @@ export function createPayinStoreClient(options: PayinStoreClientOptions): PayinS
     return body as T
   }
   return {
-    async status(query) {
+    async status(query, wait) {
       const q = pick(query, ["cart_id", "order_id"])
       exactlyOne(q, "cart_id", "order_id")
+      if (wait && typeof wait.since === "string" && wait.since && Number.isFinite(wait.wait)) {
+        return get<PayinStatusResponse>("/store/payin/status", { ...q, wait: String(Math.min(25, Math.max(0, Math.round(wait.wait * 1000) / 1000))), since: wait.since }, undefined, wait.signal)
+      }
       return get<PayinStatusResponse>("/store/payin/status", q)
     },
     async banks(query) {

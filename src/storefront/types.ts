@@ -48,6 +48,13 @@ export type PayinStatusResponse = {
   pay_again?: { until: string } | null
   /** The server's clock (ISO 8601), to correct a countdown for a client clock that is off. */
   server_time: string
+  /**
+   * Names what this answer shows (the same while nothing the shopper sees changed, the time left aside):
+   * send it back as `since`, with `wait`, to be answered when it changes. Absent from plugins before long polling.
+   */
+  view_tag?: string
+  /** Set when the request asked to wait and the server held it: how long, and whether the view changed meanwhile. */
+  long_poll?: { waited_ms: number; changed: boolean }
 }
 
 export type PayinBankOption = { name: string; methods: string[] }

@@ -50,6 +50,7 @@ export type {
   CountdownOptions,
   PayinPollOptions,
   PayinPoller,
+  PayinStatusWait,
   PayinLinks,
   QrSvg,
   PayinStoreClient,

@@ -2,6 +2,7 @@
 import { useCallback, useMemo, useState, type ReactNode } from "react"
 import { clockOffset } from "../countdown"
 import { getMessages, type Messages, type PayinLocale } from "../messages"
+import type { PayinStatusWait } from "../poll"
 import type { PayinStatusResponse } from "../types"
 import { PayinInstructions } from "./instructions"
 import type { PayinPayAgainResult } from "../store-client"
@@ -11,7 +12,8 @@ import { PAYIN_CSS } from "./styles"
 import { usePayinStatus } from "./use-payin-status"
 
 export type PayinLiveInstructionsProps = {
-  fetchStatus: () => Promise<PayinStatusResponse>
+  /** Pass `wait` on (`(wait) => client.status({ order_id }, wait)`) and a payment shows as soon as the store books it. */
+  fetchStatus: (wait?: PayinStatusWait) => Promise<PayinStatusResponse>
   locale?: PayinLocale
   messages?: Partial<Messages>
   actions?: ReactNode

@@ -1,11 +1,14 @@
 "use client"
 import { useCallback, useEffect, useRef, useState } from "react"
-import { pollPayinStatus, type PayinPoller } from "../poll"
+import { pollPayinStatus, type PayinPoller, type PayinStatusWait } from "../poll"
 import type { PayinStatusResponse } from "../types"
 
 export type UsePayinStatusOptions = {
-  /** The latest function is always used; polling restarts only when `enabled` turns on again or on remount (key it to switch orders). */
-  fetchStatus: () => Promise<PayinStatusResponse>
+  /**
+   * The latest function is always used; polling restarts only when `enabled` turns on again or on remount (key it to
+   * switch orders). Pass `wait` on to the status request (`client.status(query, wait)`) for answers as soon as they change.
+   */
+  fetchStatus: (wait?: PayinStatusWait) => Promise<PayinStatusResponse>
   enabled?: boolean
   initial?: PayinStatusResponse | null
   onUpdate?: (response: PayinStatusResponse) => void
@@ -40,7 +43,7 @@ export function usePayinStatus({ fetchStatus, enabled = true, initial = null, on
       return
     }
     setLoading(true)
-    const current = pollPayinStatus(() => latest.current.fetchStatus(), {
+    const current = pollPayinStatus((wait) => (wait ? latest.current.fetchStatus(wait) : latest.current.fetchStatus()), {
       onUpdate: (response) => {
         setData(response)
         setError(null)

@@ -6,18 +6,25 @@ import { cartIdOfOrder, ledgerRowsOf, orderView } from "./lookups"
 import { isPayable } from "../../../money-path/pay-again"
 import { payAgainState } from "./pay-again-state"
 import { pickCurrentRow } from "./scope"
-import { toStatusView } from "./status-view"
+import { toStatusView, viewTag } from "./status-view"
 
-export async function statusBody(
+export type StatusWhere = {
+  cartId: string | null
+  orderId: string | null
+  collectionIds: string[]
+  refresh?: (scope: MedusaContainer, payin: PayinModuleService, row: LedgerRow) => Promise<LedgerRow>
+}
+
+export async function statusBody(scope: MedusaContainer, payin: PayinModuleService, where: StatusWhere): Promise<PayinStatusResponse> {
+  return (await statusOf(scope, payin, where)).body
+}
+
+/** The answer and the pay-in row it shows (what a held request watches). */
+export async function statusOf(
   scope: MedusaContainer,
   payin: PayinModuleService,
-  where: {
-    cartId: string | null
-    orderId: string | null
-    collectionIds: string[]
-    refresh?: (scope: MedusaContainer, payin: PayinModuleService, row: LedgerRow) => Promise<LedgerRow>
-  }
-): Promise<PayinStatusResponse> {
+  where: StatusWhere
+): Promise<{ body: PayinStatusResponse; row: LedgerRow | null }> {
   const { cartId, orderId, collectionIds, refresh } = where
   let rows = await ledgerRowsOf(payin, { paymentCollectionIds: collectionIds, orderId })
   let row = pickCurrentRow(rows)
@@ -31,7 +38,7 @@ export async function statusBody(
   // only for a pay-in that ended unpaid: a payable or paid one has nothing to pay again
   const ended = row && !row.paid_at && !isPayable(row, now.getTime())
   const again = orderId && ended ? await payAgainState(scope, payin, { id: orderId, payment_collection_ids: collectionIds }, now.getTime(), rows) : null
-  return {
+  const body: Omit<PayinStatusResponse, "view_tag"> = {
     cart_id: cartId,
     order: again ? again.order : orderId ? await orderView(scope, orderId) : null,
     payin: row
@@ -44,6 +51,7 @@ export async function statusBody(
     pay_again: again && !again.refusal && again.until ? { until: again.until.toISOString() } : null,
     server_time: now.toISOString(),
   }
+  return { body: { ...body, view_tag: viewTag(body) }, row }
 }
 
 export async function orderStatusBody(

@@ -1,6 +1,7 @@
+import { createHash } from "crypto"
 import { decimal2, sessionAmount } from "../../../money"
 import { OPEN_SHOPPER_STATES, isFinalShopperState, shopperStateOf, type ShopperState } from "../../../status"
-import type { PayinRequisiteView, PayinStatusView } from "../../../storefront/types"
+import type { PayinRequisiteView, PayinStatusResponse, PayinStatusView } from "../../../storefront/types"
 
 // Only PayinStatusView's fields leave the server: never the merchant fee, crypto amounts, flags, payer info or the service's raw data.
 
@@ -115,4 +116,16 @@ function toDate(value: unknown): Date | null {
 
 function iso(value: unknown): string | null {
   return toDate(value)?.toISOString() ?? null
+}
+
+/**
+ * What a held status request compares: the answer without the clock (`server_time`, and
+ * `seconds_left` counted only as "window open"), so it changes exactly when what the shopper sees does.
+ */
+export function viewTag(body: Omit<PayinStatusResponse, "view_tag" | "long_poll">): string {
+  const { server_time: _time, ...rest } = body as PayinStatusResponse
+  delete rest.view_tag
+  delete rest.long_poll
+  const payin = rest.payin ? { ...rest.payin, seconds_left: rest.payin.seconds_left > 0 } : null
+  return createHash("sha256").update(JSON.stringify({ ...rest, payin })).digest("base64url").slice(0, 22)
 }

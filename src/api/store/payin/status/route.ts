@@ -10,7 +10,9 @@ import { LookupThrottle, dueForLookup } from "../refresh"
 import { inSalesChannels } from "../scope"
 import { isFinalShopperState } from "../../../../status"
 import { payinState } from "../status-view"
-import { statusBody } from "../status-body"
+import { statusOf, type StatusWhere } from "../status-body"
+import type { PayinStatusResponse } from "../../../../storefront/types"
+import { PayinWatch, type VersionReader, versionOf } from "./wait"
 import { statusQuerySchema } from "../validators"
 
 const throttle = new LookupThrottle()
@@ -50,7 +52,78 @@ export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise
     collectionIds = order.payment_collection_ids
   }
 
-  res.json(await statusBody(req.scope, payin, { cartId, orderId, collectionIds, refresh: refreshIfDue }))
+  const where = { cartId, orderId, collectionIds }
+  const found = await statusOf(req.scope, payin, { ...where, refresh: refreshIfDue })
+  if (query.wait === undefined || query.since === undefined) {
+    res.json(found.body)
+    return
+  }
+  const held = await holdUntilChanged(req.scope, payin, res, where, found, { waitMs: query.wait * 1000, since: query.since })
+  if (held) res.json(held)
+}
+
+const watch = new PayinWatch()
+/** A little after the window's end, so the answer built then sees it ended. */
+const AFTER_EXPIRY_MS = 50
+
+/**
+ * Answers when the view differs from `since`, or with the current view once `waitMs` passed; null when the client
+ * went away. While waiting it only re-reads the pay-in's version (PayinWatch) and never looks the pay-in up at the
+ * service: the lookup that is due ran once, before the wait, as for any poll.
+ */
+async function holdUntilChanged(
+  scope: MedusaContainer,
+  payin: PayinModuleService,
+  res: MedusaResponse,
+  where: StatusWhere,
+  found: { body: PayinStatusResponse; row: LedgerRow | null },
+  ask: { waitMs: number; since: string }
+): Promise<PayinStatusResponse | null> {
+  const started = Date.now()
+  const deadline = started + ask.waitMs
+  const answer = (body: PayinStatusResponse) => ({
+    ...body,
+    long_poll: { waited_ms: Date.now() - started, changed: body.view_tag !== ask.since },
+  })
+  let { body, row } = found
+  if (body.view_tag !== ask.since || !row || ask.waitMs <= 0) return answer(body)
+
+  let closed = false
+  let onClose!: () => void
+  const gone = new Promise<"closed">((resolve) => (onClose = () => ((closed = true), resolve("closed"))))
+  res.on("close", onClose)
+  try {
+    while (!closed) {
+      const left = deadline - Date.now()
+      if (left <= 0) break
+      const expires = row.expires_at ? new Date(row.expires_at).getTime() - Date.now() + AFTER_EXPIRY_MS : Infinity
+      const watched = watch.watch(row.id, versionOf(row.updated_at), readVersions(payin))
+      if (!watched) break
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const outcome = await Promise.race([
+        watched.woken.then(() => "changed" as const),
+        new Promise<"timer">((resolve) => (timer = setTimeout(() => resolve("timer"), expires > 0 ? Math.min(left, expires) : left))),
+        gone,
+      ])
+      watched.cancel()
+      clearTimeout(timer)
+      if (outcome === "closed") return null
+      ;({ body, row } = await statusOf(scope, payin, where))
+      if (body.view_tag !== ask.since || !row) return answer(body)
+    }
+    if (closed) return null
+    // the clock fields of an answer held this long are rebuilt (a countdown corrects itself by server_time)
+    return answer(Date.now() - started > 1000 ? (await statusOf(scope, payin, where)).body : body)
+  } finally {
+    res.off("close", onClose)
+  }
+}
+
+function readVersions(payin: PayinModuleService): VersionReader {
+  return async (ids) => {
+    const rows = await payin.listPayinTransactions({ id: ids }, { select: ["id", "updated_at"], take: ids.length })
+    return new Map(rows.map((r) => [r.id, versionOf(r.updated_at)] as [string, number]))
+  }
 }
 
 
