@@ -110,15 +110,22 @@ export class WebhookInbox {
 
   /**
    * Leases up to `limit` entries to apply, oldest first: received ones and failed ones whose retry
-   * time came, none that another process holds (its lease not passed). One statement.
+   * time came, none that another process holds (its lease not passed). One pay-in's callbacks are
+   * booked in the order they came: none while an older one of it waits unbooked or one of it is
+   * being booked (a failed one waiting for its retry holds nothing up). One statement.
    */
   async claim(limit: number, leaseSeconds: number): Promise<ClaimedEntry[]> {
     const result = await this.db().raw(
       `update payin_webhook_event e set claimed_until = now() + make_interval(secs => ?)
-       from (select id from payin_webhook_event
-             where deleted_at is null and (claimed_until is null or claimed_until < now())
-               and (state = 'received' or (state = 'failed' and next_attempt_at <= now()))
-             order by created_at limit ? for update skip locked) due
+       from (select c.id from payin_webhook_event c
+             where c.deleted_at is null and (c.claimed_until is null or c.claimed_until < now())
+               and (c.state = 'received' or (c.state = 'failed' and c.next_attempt_at <= now()))
+               and not exists (
+                 select 1 from payin_webhook_event o
+                 where o.service_id = c.service_id and o.provider_id = c.provider_id and o.id <> c.id and o.deleted_at is null
+                   and o.state in ('received', 'failed')
+                   and ((o.state = 'received' and (o.created_at, o.id) < (c.created_at, c.id)) or o.claimed_until > now()))
+             order by c.created_at limit ? for update of c skip locked) due
        where e.id = due.id
        returning e.id, e.provider_id, e.raw_body, e.created_at`,
       [leaseSeconds, limit]
