@@ -109,6 +109,29 @@ storeSpec({ key: KEY, events: true }, (h) => {
     expect(settled).toMatchObject({ state: "applied", attempts: 2, last_error: null })
   })
 
+  it("one pay-in's callbacks are claimed for booking in the order they came, one at a time", async () => {
+    const { payin } = await placedOrder()
+    sandbox.updateMerchant({ webhookUrl: null })
+    const tx = sandbox.transaction(payin.id)!
+    // stored in this order, none booked yet (straight into the inbox: no wake-up)
+    const stored = []
+    for (const status of ["dispute", "checking", "re_calculation"]) {
+      const body = JSON.stringify({ ...tx, status })
+      stored.push((await h.ledger.inbox.receive("pp_payin_default", JSON.parse(body), body)).id)
+    }
+    const inbox = h.payin().inbox
+    // the oldest only; the next once it is booked (before, all three were claimed and booked at once,
+    // and whichever took the pay-in's lock last set its final status)
+    expect((await inbox.claim(8, 30)).map((e: any) => e.id)).toEqual([stored[0]])
+    expect(await inbox.claim(8, 30)).toEqual([])
+    await inbox.settle(stored[0], { ok: true, result: null })
+    expect((await inbox.claim(8, 30)).map((e: any) => e.id)).toEqual([stored[1]])
+    // a failed one waiting for its retry holds nothing up
+    await inbox.settle(stored[1], { ok: false, error: "simulated failure" })
+    expect((await inbox.claim(8, 30)).map((e: any) => e.id)).toEqual([stored[2]])
+    await inbox.settle(stored[2], { ok: true, result: null })
+  })
+
   it("refused requests are counted, never stored", async () => {
     const before = (await h.ledger.inbox.events({})).length
     const body = JSON.stringify({ id: "x", status: "closed" })
