@@ -4,9 +4,10 @@ import { clockOffset } from "./countdown"
 /**
  * What the poller asks the fetcher for while a pay-in waits: pass `wait` and `since` on to the status request
  * (`createPayinStoreClient().status(query, wait)` does) and the server answers as soon as the view changes, or
- * after `wait` seconds. A fetcher that ignores it still works: the poller then polls on its delays.
+ * after `wait` seconds. A fetcher that ignores it still works: the poller then polls on its delays. A plain
+ * object, so a server action may take it.
  */
-export type PayinStatusWait = { wait: number; since: string; signal?: AbortSignal }
+export type PayinStatusWait = { wait: number; since: string }
 
 export type PayinPollOptions = {
   onUpdate: (response: PayinStatusResponse) => void
@@ -75,9 +76,8 @@ export function pollPayinStatus(
   let longPoll = longPollSeconds > 0
   let since: string | undefined
   let quickAnswers = 0
-  /** The request in flight: a newer one (refresh) drops its answer and aborts it. */
-  let current: { id: number; controller?: AbortController; held: boolean } | undefined
-  let requests = 0
+  /** The request in flight: a newer one (refresh) drops its answer. */
+  let current: { held: boolean } | undefined
 
   const clear = () => {
     if (timer !== undefined) clearTimeout(timer)
@@ -116,9 +116,8 @@ export function pollPayinStatus(
   async function poll(immediate = false): Promise<void> {
     if (stopped) return
     if (inFlight) {
-      // a held request may not answer for a while: a refresh replaces it
+      // a held request may not answer for a while: a refresh replaces it (the server ends it at its deadline)
       if (current?.held) {
-        current.controller?.abort()
         current = undefined
         inFlight = false
       } else {
@@ -130,15 +129,14 @@ export function pollPayinStatus(
     clear()
     inFlight = true
     const ask = !immediate && longPoll && since !== undefined && !finished
-    const controller = ask && typeof AbortController !== "undefined" ? new AbortController() : undefined
-    const request = { id: ++requests, controller, held: ask }
+    const request = { held: ask }
     current = request
     const started = now()
     let response: PayinStatusResponse | undefined
     let error: unknown
     let failed = false
     try {
-      response = await (ask ? fetchStatus({ wait: longPollSeconds, since: since as string, signal: controller?.signal }) : fetchStatus())
+      response = await (ask ? fetchStatus({ wait: longPollSeconds, since: since as string }) : fetchStatus())
     } catch (e) {
       failed = true
       error = e
@@ -184,7 +182,6 @@ export function pollPayinStatus(
   const stop = () => {
     stopped = true
     clear()
-    current?.controller?.abort()
     current = undefined
     doc?.removeEventListener("visibilitychange", onVisibility)
     options.signal?.removeEventListener("abort", stop)

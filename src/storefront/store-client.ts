@@ -60,8 +60,11 @@ export type PayinStoreClientOptions =
     }
 
 export type PayinStoreClient = {
-  /** With `wait` (what `pollPayinStatus` passes its fetcher): the server holds the request until the answer differs from `wait.since`, at most `wait.wait` seconds. */
-  status(query: PayinStatusQuery, wait?: PayinStatusWait): Promise<PayinStatusResponse>
+  /**
+   * With `wait` (what `pollPayinStatus` passes its fetcher): the server holds the request until the answer differs
+   * from `wait.since`, at most `wait.wait` seconds; `options.signal` aborts it.
+   */
+  status(query: PayinStatusQuery, wait?: PayinStatusWait, options?: { signal?: AbortSignal }): Promise<PayinStatusResponse>
   banks(query: PayinBanksQuery): Promise<PayinBanksResponse>
   /** Idempotent on the server: a repeated call shows the same new pay-in. */
   payAgain(body: PayinPayAgainBody): Promise<PayinStatusResponse>
@@ -177,11 +180,11 @@ export function createPayinStoreClient(options: PayinStoreClientOptions): PayinS
     return body as T
   }
   return {
-    async status(query, wait) {
+    async status(query, wait, options) {
       const q = pick(query, ["cart_id", "order_id"])
       exactlyOne(q, "cart_id", "order_id")
       if (wait && typeof wait.since === "string" && wait.since && Number.isFinite(wait.wait)) {
-        return get<PayinStatusResponse>("/store/payin/status", { ...q, wait: String(Math.min(25, Math.max(0, Math.round(wait.wait * 1000) / 1000))), since: wait.since }, undefined, wait.signal)
+        return get<PayinStatusResponse>("/store/payin/status", { ...q, wait: String(Math.min(25, Math.max(0, Math.round(wait.wait * 1000) / 1000))), since: wait.since }, undefined, options?.signal)
       }
       return get<PayinStatusResponse>("/store/payin/status", q)
     },
