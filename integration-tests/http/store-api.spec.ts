@@ -226,6 +226,7 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, reloadSettings: true }, (h) => {
         },
         pay_again: null,
         server_time: expect.any(String),
+        view_tag: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
       })
       expect(before.data.payin!.seconds_left).toBeGreaterThan(0)
       expect(before.data.payin!.seconds_left).toBeLessThanOrEqual(900)
