@@ -309,6 +309,8 @@ appSpec((h, { dbConfig }) => {
       // 4. A capture Medusa refuses, past its retries (effectRetryLimit 1): Medusa's payment
       //    table refuses writes while the pay-in is paid and its webhook booked on the worker.
       expect((await adminA.post("/admin/payin/settings", { effectRetryLimit: 1 }, auth)).status).toBe(200)
+      // the worker books it: it reads settings at most 5 s old
+      await new Promise((r) => setTimeout(r, 6_000))
       // the block stays until the worker is gone: no retry of it may succeed and recover the signal
       await h.sql(`alter table "payment" add constraint payin_test_block check (false) not valid`)
       {
