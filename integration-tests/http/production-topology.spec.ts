@@ -183,7 +183,8 @@ appSpec((h, { dbConfig }) => {
       await pool(shuffle(deliveries), 8, async (body, i) => {
         answers.push((await deliver(i % 2 ? serverB.url : A, body, KEY)).status)
       })
-      expect(answers.filter((s) => s !== 200 && s !== 202)).toEqual([])
+      // the servers only store callbacks: every delivery answered 200, the worker books them
+      expect(answers.filter((s) => s !== 200)).toEqual([])
       await eventually("every checkout captured", () => allCapturedOnce(checkouts.map((c) => c.sessionId)))
       for (const c of checkouts) {
         const row = await eventually(`ledger of ${c.payinId} done`, async () => {
@@ -242,9 +243,10 @@ appSpec((h, { dbConfig }) => {
         expect([row.status, row.effect_pending, row.captured_at]).toEqual(["closed", "capture", null])
       }
       expect((await capturesOf(killed.map((k) => k.sessionId))).filter((p) => p.captures.length)).toEqual([])
-      // what the dead lock costs a webhook meanwhile (a retry of one of them, to server A)
+      // what the dead worker costs a webhook meanwhile (a retry of one of them, to server A):
+      // nothing, it is stored (the same entry) and answered at once; booked after the restart
       const waiting = await deliver(A, callbackOf(byServer[0].payinId), KEY)
-      expect([202, 200]).toContain(waiting.status)
+      expect([waiting.status, JSON.parse(waiting.text)]).toEqual([200, { received: true, id: expect.stringMatching(/^payinwh_/) }])
       rmSync(pauseFile)
       ;[serverB, worker] = await Promise.all([startMedusa("server B", role("server")), startMedusa("worker", role("worker"))])
       const restartedMs = Date.now() - killedAt
@@ -274,7 +276,7 @@ appSpec((h, { dbConfig }) => {
       expect(sandbox.transaction(rotatedB.payinId)?.status).toBe("active")
       await control(sandbox, "POST", `/_sandbox/transactions/${rotatedB.payinId}/pay`)
       const hook = await deliver(serverB.url, callbackOf(rotatedB.payinId), ROTATED)
-      expect([hook.status, hook.text]).toEqual([200, expect.stringContaining('"received":true')])
+      expect([hook.status, JSON.parse(hook.text)]).toEqual([200, { received: true, id: expect.stringMatching(/^payinwh_/) }])
       const rotatedSilent = await placeOrder(shops[0])
       await control(sandbox, "POST", `/_sandbox/transactions/${rotatedSilent.payinId}/pay`)
       await eventually("paid after the rotation, captured (B by webhook, the worker by lookup)", () =>
@@ -363,7 +365,7 @@ appSpec((h, { dbConfig }) => {
       //    store them), every order captured exactly once, every inbox entry applied.
       const burst: { sessionId: string; payinId: string }[] = []
       await pool(Array.from({ length: BURST }), 4, async (_, i) => {
-        const shop = shops[i % 2]
+        const shop = [shops[0], shopB][i % 2] // server A, and server B as restarted in step 4
         const cartId = await shop.cart()
         const session = await shop.session(cartId, "pp_payin_default")
         await shop.complete(cartId)
@@ -380,8 +382,14 @@ appSpec((h, { dbConfig }) => {
       expect(burstAnswers.filter((s) => s !== 200)).toEqual([])
       worker = await startMedusa("worker", role("worker"))
       await eventually("the burst captured after the worker's restart", () => allCapturedOnce(burst.map((b) => b.sessionId)), 180_000)
-      const burstEntries = await h.ledger.inbox.events({ service_id: burst.map((b) => b.payinId) })
-      expect(burstEntries.map((e: any) => e.state)).toEqual(burst.map(() => "applied"))
+      // an entry the dead worker booked but had not settled is taken again once its lease (30 s) passed: a no-op, then applied
+      await eventually(
+        "every burst entry applied",
+        async () => (await h.ledger.inbox.events({ service_id: burst.map((b) => b.payinId) })).every((e: any) => e.state === "applied"),
+        120_000,
+        500
+      )
+      expect(await allCapturedOnce(burst.map((b) => b.sessionId))).toBe(true)
       console.log(`[topology] burst of ${BURST}, the worker SIGKILLed halfway: every order captured once ${((Date.now() - burstKilledAt) / 1000).toFixed(1)} s after the kill`)
 
       // Nothing doubled over the whole run: one capture per paid session, statuses never went back.
