@@ -401,6 +401,12 @@ appSpec((h, { dbConfig }) => {
         filters: { to_status: "active" },
       })
       expect((back as any[]).filter((h) => h.from_status !== "creating")).toEqual([])
+    } catch (error) {
+      // a process that died or refused a connection says why in its own output
+      for (const p of [serverA, serverB, worker]) {
+        console.log(`[topology] ${p.name} (exit ${p.child.exitCode ?? p.child.signalCode ?? "none"}), its last output:\n${p.log().slice(-3000)}`)
+      }
+      throw error
     } finally {
       await Promise.all([serverA.kill(), serverB.kill(), worker.kill()])
     }
