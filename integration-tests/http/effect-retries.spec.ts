@@ -204,6 +204,38 @@ storeSpec({ key: KEY, events: true, beforeReset: resume }, (h) => {
       expect(again).toHaveLength(1)
       expect(again[0].captures).toHaveLength(1)
     })
+
+    // Medusa's capture workflow writes a missing transaction of an earlier capture with the new
+    // capture's amount: the earlier one's is written first, at its own amount.
+    it("an underpaid capture without its order transaction, then the rest captured after a recalculation: each recorded at its own amount", async () => {
+      const { ledgerId, orderId, session, payin: tx } = await placedOrder()
+      const total = Number(tx.fiatAmount)
+      const first = Number((total * 0.4).toFixed(2))
+      const body = (status: string, fiatAmount: number) => JSON.stringify({ ...sandbox.transaction(tx.id), status, fiatAmount: fiatAmount.toFixed(2) })
+      await blocking("order_transaction", async () => {
+        expect((await postWebhook(body("closed", first))).booked).toBe("effect pending")
+      })
+      expect(capturedTotal(await paymentsOf(session.id))).toBe(first)
+      // the service settles the dispute at the whole amount before the retry is due
+      await postWebhook(body("dispute", first))
+      await postWebhook(body("re_calculation", total))
+      expect((await postWebhook(body("closed", total))).booked).toBe("effect pending")
+      // the retry, due
+      expect(await applyPendingEffect(getContainer(), ledgerId, { force: true })).toMatchObject({ effects: ["captured"], pending: false })
+
+      const payments = await paymentsOf(session.id)
+      expect(payments).toHaveLength(1)
+      expect(payments[0].captures.map((c: any) => Number(c.amount)).sort((a: number, b: number) => a - b)).toEqual(
+        [first, Number((total - first).toFixed(2))].sort((a, b) => a - b)
+      )
+      const paid = await order(orderId, "id,payment_status,*transactions,summary")
+      const written = (paid.transactions ?? []).filter((t: any) => t.reference === "capture")
+      expect(written.map((t: any) => [t.reference_id, Number(t.amount)]).sort()).toEqual(
+        payments[0].captures.map((c: any) => [c.id, Number(c.amount)]).sort()
+      )
+      expect(Number(paid.summary.paid_total)).toBe(total)
+      expect(paid.payment_status).toBe("captured")
+    })
   })
 
   it("the repair of a missing order transaction waits for the order's collection lock: nothing written while it is held, once after", async () => {

@@ -2,6 +2,7 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
 import { cancelOrderWorkflow } from "@medusajs/medusa/core-flows"
 import { errorMessage } from "../client/errors"
+import { gt } from "../money"
 import type { ClaimedRow, EffectAnnouncement, EffectOutcomeRecord } from "../modules/payin/ledger/effects"
 import { EffectFencedError } from "../modules/payin/ledger/errors"
 import type { LedgerRow, StatusSource } from "../modules/payin/ledger/types"
@@ -182,11 +183,15 @@ async function book(
   if (step.kind === "authorize") {
     booked = { orderId: session.orderId, captured: await held(() => authorizeForOrder(container, session, step.rest)), sessionGone: false }
   } else if (step.kind === "capture") {
+    // Medusa's capture workflow gives every capture of the Payment lacking its order transaction the new
+    // capture's amount: one whose transaction a stopped run never wrote is recorded first, at its own
+    if (gt(session.capturedAmount, 0)) {
+      await run.inCollection(async () => {
+        await run.guard()
+        await recordOrderCaptures(container, session.orderId!, session.paymentId!)
+      })
+    }
     const captured = step.rest !== "0" ? await held(() => captureRest(container, session.paymentId!, step.rest)) : session.capturedAmount
-    await run.inCollection(async () => {
-      await run.guard()
-      await recordOrderCaptures(container, session.orderId!, session.paymentId!)
-    })
     booked = { orderId: session.orderId, captured, sessionGone: false }
   } else {
     if (step.rest !== "0") await held(() => completeCart(container, session.id, step.rest))
