@@ -5,17 +5,15 @@ import {
   createPayinStoreClient,
   payinErrorOf,
   type PayinStatusQuery,
-  type PayinStatusWait,
 } from "medusa-plugin-payin-storefront"
 
 // The pay-in plugin's store routes through the starter's sdk (its backend URL,
 // publishable key and locale header), as server actions for client components.
 const payin = createPayinStoreClient({ sdk })
 
-/** GET /store/payin/status: the order's (or cart's) pay-in; payin is null for other methods.
- * `wait`, from the kit's poller, holds the request until the shopper's view changes (long polling). */
-export async function retrievePayinStatus(query: PayinStatusQuery, wait?: PayinStatusWait) {
-  return payin.status(query, wait)
+/** GET /store/payin/status: the order's (or cart's) pay-in; payin is null for other methods. */
+export async function retrievePayinStatus(query: PayinStatusQuery) {
+  return payin.status(query)
 }
 
 /** GET /store/payin/banks: the banks and methods for the cart; null when unreachable. */
