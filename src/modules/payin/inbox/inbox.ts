@@ -3,8 +3,10 @@ import { createHash } from "crypto"
 import type { Transaction } from "../../../client/schemas"
 import { type DeliveryCounter, WEBHOOK_KIND } from "../counters/counters"
 import type { Db } from "../db"
+import { GroupCommit } from "./group-commit"
 
 export type InboxEntry = { id: string; state: InboxState; inserted: boolean }
+type Incoming = { providerId: string; serviceId: string; status: string; hash: string; rawBody: string }
 export type ClaimedEntry = { id: string; provider_id: string; raw_body: string; created_at: Date }
 export type InboxState = "received" | "applied" | "failed" | "rejected"
 export type Deliveries = {
@@ -31,6 +33,8 @@ export class WebhookInbox {
   private pendingDuplicates_ = new Map<string, number>()
   private flushTimer_: NodeJS.Timeout | null = null
   private flushing_: Promise<void> = Promise.resolve()
+  /** Callbacks arriving while one INSERT runs go out together in the next (one statement, not one each). */
+  private writer_ = new GroupCommit<Incoming, InboxEntry | undefined>((items) => this.insert(items))
 
   constructor(
     private readonly db: () => Db,
@@ -49,18 +53,7 @@ export class WebhookInbox {
       this.counters.delivery(providerId, "duplicate")
       return { id: known, state: "applied", inserted: false }
     }
-    // not stored again when its entry was applied and pruned since (payin_webhook_hash)
-    const result = await this.db().raw(
-      `insert into payin_webhook_event (id, provider_id, service_id, status, payload_hash, raw_body)
-       select ?, ?, ?, ?, ?, ?
-       where not exists (select 1 from payin_webhook_hash where provider_id = ? and payload_hash = ? and deleted_at is null)
-       on conflict (provider_id, payload_hash) where deleted_at is null
-       do update set duplicates = payin_webhook_event.duplicates + 1, updated_at = now(),
-         next_attempt_at = case when payin_webhook_event.state = 'failed' then now() else payin_webhook_event.next_attempt_at end
-       returning id, state, (xmax = 0) as inserted`,
-      [generateEntityId(undefined, "payinwh"), providerId, transaction.id, transaction.status, hash, rawBody, providerId, hash]
-    )
-    const row = result.rows[0] as InboxEntry | undefined
+    const row = await this.writer_.submit({ providerId, serviceId: transaction.id, status: transaction.status, hash, rawBody })
     if (!row) {
       // a delivery of a callback applied and pruned long ago: a duplicate, never applied again
       this.counters.delivery(providerId, "duplicate")
@@ -70,6 +63,57 @@ export class WebhookInbox {
     // applied by whichever process claims it: remembered here once a delivery finds it applied
     if (row.state === "applied") this.remember(hash, row.id)
     return row
+  }
+
+  /**
+   * One statement for a batch: each new callback inserted, each known one's duplicate count raised
+   * (and a failed one made due at once), none stored again when its entry was applied and pruned
+   * since (payin_webhook_hash: undefined). The same callback twice in a batch: one row, the other a duplicate.
+   */
+  private async insert(items: Incoming[]): Promise<(InboxEntry | undefined)[]> {
+    const keyOf = (i: Incoming) => `${i.providerId}\n${i.hash}`
+    const firsts = new Map<string, { item: Incoming; extra: number }>()
+    for (const item of items) {
+      const seen = firsts.get(keyOf(item))
+      if (seen) seen.extra++
+      else firsts.set(keyOf(item), { item, extra: 0 })
+    }
+    const rows = [...firsts.values()]
+    const column = <T>(f: (r: { item: Incoming; extra: number }) => T) => rows.map(f)
+    const result = await this.db().raw(
+      `insert into payin_webhook_event (id, provider_id, service_id, status, payload_hash, raw_body, duplicates)
+       select v.id, v.provider_id, v.service_id, v.status, v.payload_hash, v.raw_body, v.duplicates
+       from unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::int[])
+         as v(id, provider_id, service_id, status, payload_hash, raw_body, duplicates)
+       where not exists (select 1 from payin_webhook_hash h where h.provider_id = v.provider_id and h.payload_hash = v.payload_hash and h.deleted_at is null)
+       on conflict (provider_id, payload_hash) where deleted_at is null
+       do update set duplicates = payin_webhook_event.duplicates + excluded.duplicates + 1, updated_at = now(),
+         next_attempt_at = case when payin_webhook_event.state = 'failed' then now() else payin_webhook_event.next_attempt_at end
+       returning id, state, (xmax = 0) as inserted, provider_id, payload_hash`,
+      [
+        column(() => generateEntityId(undefined, "payinwh")),
+        column((r) => r.item.providerId),
+        column((r) => r.item.serviceId),
+        column((r) => r.item.status),
+        column((r) => r.item.hash),
+        column((r) => r.item.rawBody),
+        column((r) => r.extra),
+      ]
+    )
+    const stored = new Map<string, InboxEntry>(
+      (result.rows as (InboxEntry & { provider_id: string; payload_hash: string })[]).map((r) => [
+        `${r.provider_id}\n${r.payload_hash}`,
+        { id: r.id, state: r.state, inserted: r.inserted },
+      ])
+    )
+    const answered = new Set<string>()
+    return items.map((item) => {
+      const row = stored.get(keyOf(item))
+      if (!row) return undefined
+      if (answered.has(keyOf(item))) return { ...row, inserted: false }
+      answered.add(keyOf(item))
+      return row
+    })
   }
 
   get appliedCacheSize(): number {

@@ -39,7 +39,10 @@ describe("WebhookInbox.flush", () => {
           for (let i = 0; i < bindings.length; i += 9) rows.push({ kind: String(bindings[i + 3]), count: Number(bindings[i + 4]) })
         }
         if (/update payin_webhook_event set state = 'rejected'/.test(sql)) return { rows: [{ provider_id: "pp_payin_default" }] }
-        if (/insert into payin_webhook_event/.test(sql)) return { rows: [{ id: "payinwh_1", state: "received", inserted: true }] }
+        if (/insert into payin_webhook_event/.test(sql)) {
+          const [, [provider_id], , , [payload_hash]] = bindings as string[][]
+          return { rows: [{ id: "payinwh_1", state: "received", inserted: true, provider_id, payload_hash }] }
+        }
         return { rows: [] }
       },
     }
