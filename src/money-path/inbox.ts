@@ -10,6 +10,7 @@ import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import { type BookingOutcome, SPANS, traceBooking, traced } from "../telemetry"
 import { ApplyPayinEventResult, applyPayinEvent } from "./apply"
+import { coalesced } from "./coalesced"
 
 // Below a sender's usual 10 s timeout (stuck infrastructure waits far longer: knex 60 s, locking-redis 44 s measured)
 export const WEBHOOK_ANSWER_DEADLINE_MS = 8_000
@@ -96,12 +97,26 @@ export async function receivePayinWebhook(
   return { outcome: "stored", id: entry.id }
 }
 
+/** Per event bus: its wake-up signal. */
+const wakes = new WeakMap<object, () => void>()
+/** An emit unanswered this long (Redis gone: the bus waits without a limit) no longer holds the next ones back. */
+const WAKE_STALE_MS = 3_000
+
+/**
+ * The event only wakes the appliers (no data): entries stored while one is being emitted share the
+ * next one, so a burst costs a few emits, not one per callback.
+ */
 function wakeAppliers(container: MedusaContainer): void {
-  // not awaited: with Redis down the event bus waits without a limit, and the entry is stored already
-  container
-    .resolve(Modules.EVENT_BUS)
-    .emit({ name: WEBHOOK_STORED_EVENT, data: {} })
-    .catch((error: unknown) => container.resolve("logger").warn(`payin: could not wake the webhook appliers (the inbox job will): ${errorMessage(error)}`))
+  const bus = container.resolve(Modules.EVENT_BUS)
+  let wake = wakes.get(bus)
+  if (!wake) {
+    const logger = container.resolve("logger")
+    // not awaited by the answer: with Redis down the event bus waits without a limit, and the entry is stored already
+    const emit = () =>
+      bus.emit({ name: WEBHOOK_STORED_EVENT, data: {} }).catch((error: unknown) => logger.warn(`payin: could not wake the webhook appliers (the inbox job will): ${errorMessage(error)}`))
+    wakes.set(bus, (wake = coalesced(emit, WAKE_STALE_MS)))
+  }
+  wake()
 }
 
 export type AppliedOutcome =
