@@ -260,6 +260,14 @@ medusaIntegrationTestRunner({
         const { rows } = await knex.raw(`select id, amount::text as amount from payment_session where id = any(?)`, [sessions])
         return new Map<string, string>(rows.map((r: any) => [r.id, r.amount]))
       }
+      /** Medusa's processPaymentWorkflow (captured) for each order's session, BOOKING_IN_FLIGHT at once; each then captured once. */
+      const processPaymentRun = async (orders: { sessionId: string }[], amounts: Map<string, string>, what: string) => {
+        const rps = await inFlight(orders, (o) =>
+          processPaymentWorkflow(container).run({ input: { action: PaymentActions.SUCCESSFUL, data: { session_id: o.sessionId, amount: amounts.get(o.sessionId)! } } })
+        )
+        await allCaptured(knex, orders, what, 10_000)
+        return rps
+      }
       let bare: {
         plugin: PayinOrder[]
         deferred: PayinOrder[]
@@ -276,24 +284,8 @@ medusaIntegrationTestRunner({
             await allCaptured(knex, bare!.plugin, "bare plugin booking", 10_000)
             return rps
           },
-          processDeferred: async () => {
-            const rps = await inFlight(bare!.deferred, (o) =>
-              processPaymentWorkflow(container).run({
-                input: { action: PaymentActions.SUCCESSFUL, data: { session_id: o.sessionId, amount: bare!.deferredAmounts.get(o.sessionId)! } },
-              })
-            )
-            await allCaptured(knex, bare!.deferred, "processPaymentWorkflow of the deferred pay-in sessions", 10_000)
-            return rps
-          },
-          processPayment: async () => {
-            const rps = await inFlight(bare!.workflow, (o) =>
-              processPaymentWorkflow(container).run({
-                input: { action: PaymentActions.SUCCESSFUL, data: { session_id: o.sessionId, amount: bare!.amounts.get(o.sessionId)! } },
-              })
-            )
-            await allCaptured(knex, bare!.workflow, "processPaymentWorkflow", 10_000)
-            return rps
-          },
+          processDeferred: () => processPaymentRun(bare!.deferred, bare!.deferredAmounts, "processPaymentWorkflow of the deferred pay-in sessions"),
+          processPayment: () => processPaymentRun(bare!.workflow, bare!.amounts, "processPaymentWorkflow"),
           adminCapture: async () => {
             const result = await batch(
               server.url,
