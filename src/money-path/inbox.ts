@@ -101,6 +101,8 @@ export async function receivePayinWebhook(
 const wakes = new WeakMap<object, () => void>()
 /** An emit unanswered this long (Redis gone: the bus waits without a limit) no longer holds the next ones back. */
 const WAKE_STALE_MS = 3_000
+/** Under a burst, at most one wake-up per this many ms (an emit costs the answering server more than storing the entry). */
+export const WAKE_GAP_MS = 100
 
 /**
  * The event only wakes the appliers (no data): entries stored while one is being emitted share the
@@ -114,7 +116,7 @@ function wakeAppliers(container: MedusaContainer): void {
     // not awaited by the answer: with Redis down the event bus waits without a limit, and the entry is stored already
     const emit = () =>
       bus.emit({ name: WEBHOOK_STORED_EVENT, data: {} }).catch((error: unknown) => logger.warn(`payin: could not wake the webhook appliers (the inbox job will): ${errorMessage(error)}`))
-    wakes.set(bus, (wake = coalesced(emit, WAKE_STALE_MS)))
+    wakes.set(bus, (wake = coalesced(emit, WAKE_STALE_MS, Date.now, WAKE_GAP_MS)))
   }
   wake()
 }

@@ -56,3 +56,35 @@ describe("coalesced", () => {
     expect(calls).toBe(3)
   })
 })
+
+describe("coalesced with a gap", () => {
+  it("fired during a send, sends the next one no sooner than gapMs after the previous started; idle, at once", async () => {
+    let clock = 0
+    const sends: (() => void)[] = []
+    const fire = coalesced(() => new Promise<void>((r) => sends.push(r)), 3_000, () => clock, 40)
+    fire()
+    await tick()
+    expect(sends).toHaveLength(1)
+    fire()
+    fire()
+    clock = 10
+    sends[0]()
+    await tick()
+    // settled 10 ms after it started: the merged fires wait for the gap (real 30 ms timer)
+    expect(sends).toHaveLength(1)
+    fire()
+    await tick()
+    expect(sends).toHaveLength(1)
+    clock = 40
+    await new Promise((r) => setTimeout(r, 60))
+    expect(sends).toHaveLength(2)
+    clock = 100
+    sends[1]()
+    await tick()
+    expect(sends).toHaveLength(2)
+    // idle: at once
+    fire()
+    await tick()
+    expect(sends).toHaveLength(3)
+  })
+})

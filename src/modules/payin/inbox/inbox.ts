@@ -1,8 +1,8 @@
-import { generateEntityId } from "@medusajs/framework/utils"
 import { createHash } from "crypto"
 import type { Transaction } from "../../../client/schemas"
 import { type DeliveryCounter, WEBHOOK_KIND } from "../counters/counters"
 import type { Db } from "../db"
+import { entityId } from "../db/entity-id"
 import { GroupCommit } from "./group-commit"
 
 export type InboxEntry = { id: string; state: InboxState; inserted: boolean }
@@ -91,7 +91,7 @@ export class WebhookInbox {
          next_attempt_at = case when payin_webhook_event.state = 'failed' then now() else payin_webhook_event.next_attempt_at end
        returning id, state, (xmax = 0) as inserted, provider_id, payload_hash`,
       [
-        column(() => generateEntityId(undefined, "payinwh")),
+        column(() => entityId("payinwh")),
         column((r) => r.item.providerId),
         column((r) => r.item.serviceId),
         column((r) => r.item.status),
