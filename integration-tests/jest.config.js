@@ -1,6 +1,7 @@
 // Jest configuration for the whole repository (kept here so the top level stays clean).
 // TEST_TYPE=unit        -> src/**/__tests__/*.unit.spec.ts (pure logic, no database)
 // TEST_TYPE=integration -> integration-tests/**/*.spec.ts (real Medusa, real PostgreSQL, real HTTP)
+// TEST_TYPE=soak        -> integration-tests/soak/**/*.soak.ts (npm run soak)
 const path = require("path")
 const { loadEnv } = require("@medusajs/framework/utils")
 
@@ -64,6 +65,15 @@ if (type === "unit") {
     globalTeardown: "<rootDir>/integration-tests/support/global-teardown.mjs",
     testTimeout: 900000,
   }
+} else if (type === "soak") {
+  // npm run soak (integration-tests/soak/cli.mjs): one file, its timeout set by the file from its length
+  module.exports = {
+    ...base,
+    testMatch: ["<rootDir>/integration-tests/soak/**/*.soak.[jt]s"],
+    globalSetup: "<rootDir>/integration-tests/support/global-setup.mjs",
+    globalTeardown: "<rootDir>/integration-tests/support/global-teardown.mjs",
+    maxWorkers: 1,
+  }
 } else {
-  throw new Error(`Unknown TEST_TYPE "${type}": use "unit", "integration" or "bench"`)
+  throw new Error(`Unknown TEST_TYPE "${type}": use "unit", "integration", "bench" or "soak"`)
 }

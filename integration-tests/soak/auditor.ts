@@ -1,0 +1,323 @@
+// The auditor trusts nothing the plugin says about itself. After the load, it reads three records
+// made by three parties, pay-in by pay-in: the service's (the sandbox's transactions through its
+// control API, and the moves the shoppers made there with the service's answers), Medusa's
+// (payment sessions, payments, captures, the order, its transactions, read from Medusa's tables,
+// and the order's payment status from the admin API) and the ledger's (payin_transaction). The
+// comparison, `audit`, is a pure function of those records.
+import pg from "pg"
+import { request } from "undici"
+import type { Transaction } from "../../src/client/schemas"
+import { TEST_ADMIN } from "../support/admin"
+import { adminToken } from "../support/faults"
+import type { FaultRecord } from "./faults"
+import type { Checkout, ServiceMove } from "./shoppers"
+import type { Topology } from "./topology"
+
+export const INVARIANTS = {
+  captured_equals_arrived: "what Medusa captured for a pay-in = the money that arrived for it, capped at the order total",
+  captured_once: "money captured once: one Payment for the session, the order's captures not above its total",
+  no_capture_without_money: "nothing captured for a pay-in whose money never arrived",
+  no_paid_order_canceled: "no order canceled whose money arrived in time or was captured",
+  final_status_matches: "every pay-in's final status on the ledger = the service's",
+  order_records_agree: "the order's transactions sum to its captures, and its payment status says what was captured",
+} as const
+export type Invariant = keyof typeof INVARIANTS
+
+/** Amounts in cents (the demo store sells in RUB, two decimals). */
+export type PayinRecords = {
+  payinId: string
+  sessionId: string
+  service: { status: string; fiatAmount: string; fiatCurrency: string }
+  /** The control API's answers to the shoppers' moves, in order (none for a pay-in nobody moved). */
+  moves: ServiceMove[]
+  /** When the checkout began and ended (the harness's clock), for the faults around it. */
+  window: { from: number; to: number } | null
+  medusa: {
+    session: { amount: number; currency: string; collectionId: string; deleted: boolean } | null
+    /** The session's payments (not deleted), each with its captures. */
+    payments: { id: string; amount: number; canceled: boolean; captures: number[] }[]
+    order: { id: string; status: string; total: number; paymentStatus: string; captured: number; transactions: number } | null
+  }
+  ledger: { id: string; status: string; flagKinds: string[]; effectPending: string | null; orderId: string | null } | null
+}
+
+export type Violation = { invariant: Invariant; payinId: string; orderId: string | null; detail: string; faults?: string[] }
+export type AuditResult = {
+  invariants: Record<Invariant, { checks: number; violations: number }>
+  violations: Violation[]
+  /** Money arrived at the service, pay-ins with money, of them after their window ended. */
+  money: { payinsPaid: number; late: number; arrived: number; captured: number }
+}
+
+const cents = (v: unknown) => Math.round(Number(v) * 100)
+const money = (c: number) => (c / 100).toFixed(2)
+
+/**
+ * What arrived, by the service's answers to the moves: the amount at the first move into `closed`
+ * (a later recalculation after payment changes nothing Medusa captured), and whether the pay-in
+ * had been canceled (its window ended) before: a late payment.
+ */
+export function arrivedOf(moves: readonly ServiceMove[]): { cents: number; currency: string; late: boolean } | null {
+  let canceledBefore = false
+  for (const m of moves) {
+    if (m.http !== 200) continue
+    if (m.status === "canceled") canceledBefore = true
+    if (m.status === "closed" && m.fiatAmount) return { cents: cents(m.fiatAmount), currency: m.fiatCurrency ?? "", late: canceledBefore }
+  }
+  return null
+}
+
+export function audit(records: readonly PayinRecords[]): AuditResult {
+  const invariants = Object.fromEntries(Object.keys(INVARIANTS).map((k) => [k, { checks: 0, violations: 0 }])) as AuditResult["invariants"]
+  const violations: Violation[] = []
+  const check = (invariant: Invariant, r: PayinRecords, ok: boolean, detail: () => string) => {
+    invariants[invariant].checks++
+    if (ok) return
+    invariants[invariant].violations++
+    violations.push({ invariant, payinId: r.payinId, orderId: r.medusa.order?.id ?? r.ledger?.orderId ?? null, detail: detail() })
+  }
+  const result: AuditResult = { invariants, violations, money: { payinsPaid: 0, late: 0, arrived: 0, captured: 0 } }
+  const ordersSeen = new Set<string>()
+
+  for (const r of records) {
+    const arrived = arrivedOf(r.moves)
+    const { session, payments, order } = r.medusa
+    const captured = payments.reduce((sum, p) => sum + p.captures.reduce((a, b) => a + b, 0), 0)
+    result.money.captured += captured
+    const moved = r.moves.some((m) => m.http === 200)
+    if (!moved && r.service.status !== "active" && r.service.status !== "canceled") {
+      // the service moved a pay-in nobody asked it to: the audit cannot say what arrived
+      check("captured_equals_arrived", r, false, () => `the service shows ${r.service.status} with no recorded move`)
+    }
+
+    if (arrived && session) {
+      result.money.payinsPaid++
+      result.money.arrived += arrived.cents
+      if (arrived.late) result.money.late++
+      const sameCurrency = arrived.currency.toLowerCase() === session.currency.toLowerCase()
+      const cap = order?.total ?? session.amount
+      const due = sameCurrency ? Math.min(arrived.cents, cap, session.amount) : 0
+      const orderCanceled = order?.status === "canceled"
+      // a late payment is captured when the store had not ended the pay-in yet, else it is only flagged (README: Which amount Medusa books)
+      const ok = arrived.late
+        ? (captured === 0 && Boolean(r.ledger?.flagKinds.includes("late_payment"))) || (captured === due && !orderCanceled)
+        : captured === due
+      check("captured_equals_arrived", r, ok, () =>
+        `arrived ${money(arrived.cents)} ${arrived.currency}${arrived.late ? " after the window" : ""}, order total ${money(cap)}, ` +
+        `captured ${money(captured)} (expected ${money(due)}${arrived.late ? " or 0 with late_payment" : ""}); ledger flags ${JSON.stringify(r.ledger?.flagKinds ?? [])}`
+      )
+      if (captured > 0) {
+        const live = payments.filter((p) => !p.canceled)
+        check("captured_once", r, live.length === 1, () => `${live.length} payments for the session (${payments.map((p) => `${p.id}: ${p.captures.map(money).join("+")}`).join(", ")})`)
+      }
+    } else if (arrived && !session) {
+      check("captured_equals_arrived", r, false, () => `arrived ${money(arrived.cents)}, but Medusa has no payment session ${r.sessionId}`)
+    } else {
+      check("no_capture_without_money", r, captured === 0, () => `no money arrived (service: ${r.service.status}), captured ${money(captured)}`)
+    }
+
+    check("final_status_matches", r, r.ledger?.status === r.service.status, () =>
+      r.ledger ? `ledger ${r.ledger.status}${r.ledger.effectPending ? ` (effect ${r.ledger.effectPending} pending)` : ""}, service ${r.service.status}` : `no ledger row (service: ${r.service.status})`
+    )
+
+    if (order && !ordersSeen.has(order.id)) {
+      ordersSeen.add(order.id)
+      const paidInTime = arrived && !arrived.late
+      check("no_paid_order_canceled", r, order.status !== "canceled" || (order.captured === 0 && !paidInTime), () =>
+        `order ${order.status}, captured ${money(order.captured)}, money ${arrived ? `arrived ${money(arrived.cents)}${arrived.late ? " late" : ""}` : "none"}`
+      )
+      check("captured_once", r, order.captured <= order.total, () => `order captured ${money(order.captured)} of a ${money(order.total)} total`)
+      const status =
+        order.captured === 0 ? !["captured", "partially_captured"].includes(order.paymentStatus)
+        : order.captured >= order.total ? order.paymentStatus === "captured"
+        : order.paymentStatus === "partially_captured"
+      check("order_records_agree", r, order.transactions === order.captured && status, () =>
+        `order transactions ${money(order.transactions)}, captures ${money(order.captured)} of ${money(order.total)}, payment status ${order.paymentStatus}`
+      )
+    }
+  }
+  return result
+}
+
+/** Names the faults that overlapped each violation's checkout (from 30 s before it to 30 s after). */
+export function faultsAround(violations: Violation[], records: readonly PayinRecords[], faults: readonly FaultRecord[]): Violation[] {
+  const byId = new Map(records.map((r) => [r.payinId, r]))
+  return violations.map((v) => {
+    const w = byId.get(v.payinId)?.window
+    if (!w) return { ...v, faults: [] }
+    const near = faults.filter((f) => f.startedAt !== undefined && f.startedAt <= w.to + 30_000 && (f.endedAt ?? Infinity) >= w.from - 30_000)
+    return { ...v, faults: near.map((f) => `${f.kind} ${new Date(f.startedAt!).toISOString()}–${f.endedAt ? new Date(f.endedAt).toISOString() : "?"}`) }
+  })
+}
+
+// ---- I/O: the drain, and reading the three records ----
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+async function withDb<T>(databaseUrl: string, fn: (db: pg.Client) => Promise<T>): Promise<T> {
+  const db = new pg.Client({ connectionString: databaseUrl })
+  await db.connect()
+  try {
+    return await fn(db)
+  } finally {
+    await db.end()
+  }
+}
+
+/** Webhooks not yet applied and Medusa effects not yet done, as the ledger's tables hold them. */
+async function backlog(databaseUrl: string): Promise<{ inbox: number; effects: number }> {
+  return withDb(databaseUrl, async (db) => {
+    const inbox = await db.query(`select count(*)::int as n from payin_webhook_event where state in ('received', 'failed') and deleted_at is null`)
+    const effects = await db.query(`select count(*)::int as n from payin_transaction where effect_pending is not null and deleted_at is null`)
+    return { inbox: inbox.rows[0].n, effects: effects.rows[0].n }
+  })
+}
+
+async function waitQuiet(databaseUrl: string, maxMs: number): Promise<{ ms: number; left: { inbox: number; effects: number } }> {
+  const started = Date.now()
+  let quiet = 0
+  let left = { inbox: -1, effects: -1 }
+  while (Date.now() - started < maxMs) {
+    left = await backlog(databaseUrl)
+    quiet = left.inbox === 0 && left.effects === 0 ? quiet + 1 : 0
+    if (quiet >= 3) break
+    await sleep(2_000)
+  }
+  return { ms: Date.now() - started, left }
+}
+
+export type DrainReport = { webhooksIdleMs: number; quietMs: number; reconciledNow: number; quietAfterMs: number; left: { inbox: number; effects: number } }
+
+/**
+ * The drain, after the load and the faults stopped (every process up): the service's webhook
+ * queue emptied (its retries included, at most 3 minutes), then the worker's backlog (inbox
+ * entries not applied, effects pending) gone for 6 s running (at most 2 minutes); then "Reconcile
+ * now" from the admin for every pay-in whose ledger status still differs from the service's or
+ * whose effect is pending, and the backlog waited out again (at most 1 minute).
+ */
+export async function drain(topology: Topology, log: (line: string) => void): Promise<DrainReport> {
+  const t0 = Date.now()
+  await Promise.race([topology.sandbox.webhooksIdle(), sleep(180_000)])
+  const webhooksIdleMs = Date.now() - t0
+  const first = await waitQuiet(topology.databaseUrl, 120_000)
+  const service = new Map(topology.sandbox.transactions().map((t) => [t.id, t.status]))
+  const stale = await withDb(topology.databaseUrl, async (db) =>
+    (await db.query(`select id, service_id, status, effect_pending from payin_transaction where deleted_at is null`)).rows.filter(
+      (r) => r.effect_pending || (r.service_id && service.get(r.service_id) && service.get(r.service_id) !== r.status)
+    )
+  )
+  const base = topology.anyServer()!
+  const token = await adminToken(base, TEST_ADMIN.email, TEST_ADMIN.password)
+  for (const row of stale) {
+    const res = await request(`${base}/admin/payin/transactions/${row.id}/reconcile`, { method: "POST", headers: { authorization: `Bearer ${token}` } })
+    await res.body.dump()
+    if (res.statusCode !== 200) log(`Reconcile now of ${row.id}: ${res.statusCode}`)
+  }
+  const after = stale.length ? await waitQuiet(topology.databaseUrl, 60_000) : { ms: 0, left: first.left }
+  log(`drain: webhooks idle after ${webhooksIdleMs} ms, backlog gone after ${first.ms} ms, Reconcile now for ${stale.length} pay-ins`)
+  return { webhooksIdleMs, quietMs: first.ms, reconciledNow: stale.length, quietAfterMs: after.ms, left: after.left }
+}
+
+/** The three records of every pay-in the service holds. */
+export async function collectRecords(topology: Topology, checkouts: readonly Checkout[]): Promise<PayinRecords[]> {
+  const res = await request(`${topology.sandbox.url}/_sandbox/transactions`)
+  const service = (await res.body.json()) as Transaction[]
+  const byPayin = new Map(checkouts.filter((c) => c.payinId).map((c) => [c.payinId!, c]))
+  const sessionIds = service.map((t) => String(t.extra?.externalTransactionId ?? ""))
+
+  const db = await withDb(topology.databaseUrl, async (db) => {
+    const sessions = (
+      await db.query(
+        `select id, amount::text, currency_code, payment_collection_id, deleted_at is not null as deleted from payment_session where id = any($1)`,
+        [sessionIds]
+      )
+    ).rows
+    const payments = (
+      await db.query(
+        `select p.id, p.payment_session_id, p.amount::text, p.canceled_at is not null as canceled,
+           coalesce((select json_agg(c.amount::text) from capture c where c.payment_id = p.id and c.deleted_at is null), '[]'::json) as captures
+         from payment p where p.deleted_at is null and p.payment_session_id = any($1)`,
+        [sessionIds]
+      )
+    ).rows
+    const collectionIds = sessions.map((s) => s.payment_collection_id)
+    const orders = (
+      await db.query(
+        `select opc.payment_collection_id, o.id, o.status from order_payment_collection opc join "order" o on o.id = opc.order_id
+         where opc.deleted_at is null and opc.payment_collection_id = any($1)`,
+        [collectionIds]
+      )
+    ).rows
+    const orderIds = [...new Set(orders.map((o) => o.id))]
+    // every capture of the order's collections (a second pay-in of the same order included)
+    const orderCaptures = (
+      await db.query(
+        `select opc.order_id, coalesce(sum(c.amount), 0)::text as captured
+         from order_payment_collection opc join payment p on p.payment_collection_id = opc.payment_collection_id and p.deleted_at is null
+         join capture c on c.payment_id = p.id and c.deleted_at is null
+         where opc.deleted_at is null and opc.order_id = any($1) group by opc.order_id`,
+        [orderIds]
+      )
+    ).rows
+    const transactions = (
+      await db.query(`select order_id, coalesce(sum(amount), 0)::text as total from order_transaction where deleted_at is null and order_id = any($1) group by order_id`, [orderIds])
+    ).rows
+    const ledger = (
+      await db.query(`select id, service_id, status, flag_kinds, effect_pending, order_id from payin_transaction where deleted_at is null and service_id = any($1)`, [
+        service.map((t) => t.id),
+      ])
+    ).rows
+    return { sessions, payments, orders, orderIds, orderCaptures, transactions, ledger }
+  })
+
+  // totals and payment statuses as Medusa's admin API computes them
+  const base = topology.anyServer()!
+  const token = await adminToken(base, TEST_ADMIN.email, TEST_ADMIN.password)
+  const adminOrders = new Map<string, { total: number; payment_status: string; status: string }>()
+  for (let i = 0; i < db.orderIds.length; i += 50) {
+    const ids = db.orderIds.slice(i, i + 50)
+    const query = ids.map((id) => `id[]=${encodeURIComponent(id)}`).join("&")
+    const r = await request(`${base}/admin/orders?${query}&fields=id,status,total,payment_status&limit=50`, { headers: { authorization: `Bearer ${token}` } })
+    const body = (await r.body.json()) as { orders?: { id: string; total: number; payment_status: string; status: string }[] }
+    if (r.statusCode !== 200 || !body.orders) throw new Error(`GET /admin/orders: ${r.statusCode} ${JSON.stringify(body).slice(0, 300)}`)
+    for (const o of body.orders) adminOrders.set(o.id, o)
+  }
+
+  const sessionOf = new Map(db.sessions.map((s) => [s.id, s]))
+  const orderOfCollection = new Map(db.orders.map((o) => [o.payment_collection_id, o]))
+  const capturedOf = new Map(db.orderCaptures.map((o) => [o.order_id, cents(o.captured)]))
+  const transactionsOf = new Map(db.transactions.map((t) => [t.order_id, cents(t.total)]))
+  const ledgerOf = new Map(db.ledger.map((l) => [l.service_id, l]))
+  return service.map((t) => {
+    const sessionId = String(t.extra?.externalTransactionId ?? "")
+    const s = sessionOf.get(sessionId)
+    const o = s ? orderOfCollection.get(s.payment_collection_id) : undefined
+    const admin = o ? adminOrders.get(o.id) : undefined
+    const l = ledgerOf.get(t.id)
+    const c = byPayin.get(t.id)
+    return {
+      payinId: t.id,
+      sessionId,
+      service: { status: t.status, fiatAmount: t.fiatAmount, fiatCurrency: t.fiatCurrency },
+      moves: c?.moves ?? [],
+      window: c ? { from: c.startedAt, to: c.endedAt ?? Date.now() } : null,
+      medusa: {
+        session: s ? { amount: cents(s.amount), currency: s.currency_code, collectionId: s.payment_collection_id, deleted: s.deleted } : null,
+        payments: db.payments
+          .filter((p) => p.payment_session_id === sessionId)
+          .map((p) => ({ id: p.id, amount: cents(p.amount), canceled: p.canceled, captures: (p.captures as string[]).map(cents) })),
+        order: o
+          ? {
+              id: o.id,
+              status: admin?.status ?? o.status,
+              total: cents(admin?.total ?? 0),
+              paymentStatus: admin?.payment_status ?? "(not in the admin API)",
+              captured: capturedOf.get(o.id) ?? 0,
+              transactions: transactionsOf.get(o.id) ?? 0,
+            }
+          : null,
+      },
+      ledger: l ? { id: l.id, status: l.status, flagKinds: l.flag_kinds ?? [], effectPending: l.effect_pending, orderId: l.order_id } : null,
+    }
+  })
+}

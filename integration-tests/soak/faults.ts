@@ -1,0 +1,138 @@
+// Faults on a seeded schedule, in two lanes that run side by side: the store's processes (a server
+// or the worker SIGKILLed and restarted, Redis killed and started empty, PostgreSQL restarted fast
+// or immediately) one at a time, so one server always answers; and the service (the sandbox
+// answering 5xx or too slowly, its webhooks shuffled or delayed, or each duplicated to both
+// servers by the balancer). Each fault is logged with the times it really began and ended.
+import { Prng } from "./prng"
+import type { Role, Topology } from "./topology"
+
+export const PROCESS_FAULTS = ["kill_serverA", "kill_serverB", "kill_worker", "redis_restart", "postgres_restart_fast", "postgres_restart_immediate"] as const
+export const SERVICE_FAULTS = ["service_5xx", "service_timeout", "webhooks_shuffled", "webhooks_delayed", "webhooks_duplicated"] as const
+export type FaultKind = (typeof PROCESS_FAULTS)[number] | (typeof SERVICE_FAULTS)[number]
+export type Lane = "process" | "service"
+
+export type PlannedFault = { lane: Lane; kind: FaultKind; atMs: number; forMs: number; probability?: number }
+export type FaultRecord = PlannedFault & { startedAt?: number; endedAt?: number; skipped?: string; error?: string }
+
+const PROCESS_WEIGHTS: Record<(typeof PROCESS_FAULTS)[number], number> = {
+  kill_serverA: 2,
+  kill_serverB: 2,
+  kill_worker: 3,
+  redis_restart: 1.5,
+  postgres_restart_fast: 1,
+  postgres_restart_immediate: 1,
+}
+const SERVICE_WEIGHTS: Record<(typeof SERVICE_FAULTS)[number], number> = {
+  service_5xx: 2,
+  service_timeout: 1.5,
+  webhooks_shuffled: 1.5,
+  webhooks_delayed: 1,
+  webhooks_duplicated: 1.5,
+}
+
+/**
+ * The schedule of a run of `durationMs`: per lane, a first fault 10–30 s in, then one after each
+ * gap (process lane: 20–45 s, a restart takes about 20 s on 2 cores; service lane: 10–30 s).
+ * Nothing starts in the last 20 s of the load. Pure: a seed and a duration give one schedule.
+ */
+export function planFaults(prng: Prng, durationMs: number): PlannedFault[] {
+  const plan: PlannedFault[] = []
+  const lane = (name: Lane, stream: Prng) => {
+    for (let at = stream.int(10_000, 30_000); at < durationMs - 20_000; ) {
+      const kind = name === "process" ? stream.weighted(PROCESS_WEIGHTS) : stream.weighted(SERVICE_WEIGHTS)
+      // process faults: how long it stays down before the restart; service faults: how long they last
+      const forMs = name === "process" ? stream.int(0, kind.startsWith("postgres") ? 10_000 : 5_000) : stream.int(10_000, 40_000)
+      const fault: PlannedFault = { lane: name, kind, atMs: at, forMs }
+      if (kind === "service_5xx" || kind === "service_timeout") fault.probability = stream.pick([0.3, 0.6, 1])
+      plan.push(fault)
+      at += forMs + (name === "process" ? stream.int(20_000, 45_000) : stream.int(10_000, 30_000))
+    }
+  }
+  lane("process", prng.fork("process-lane"))
+  lane("service", prng.fork("service-lane"))
+  return plan.sort((a, b) => a.atMs - b.atMs)
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Starts one fault; resolves with the function that ends it (which resolves once it is over). */
+async function begin(topology: Topology, f: PlannedFault): Promise<() => Promise<void>> {
+  const { sandbox } = topology
+  switch (f.kind) {
+    case "kill_serverA":
+    case "kill_serverB":
+    case "kill_worker": {
+      const role = f.kind.slice("kill_".length) as Role
+      await topology.kill(role)
+      return () => topology.restart(role)
+    }
+    case "redis_restart":
+      await topology.redis.kill()
+      return () => topology.redis.restart()
+    case "postgres_restart_fast":
+    case "postgres_restart_immediate":
+      await topology.postgres.stop(f.kind === "postgres_restart_fast" ? 5_000 : 0)
+      return () => topology.postgres.start()
+    case "service_5xx":
+      sandbox.setFaults([{ route: "*", status: 503, probability: f.probability ?? 1 }])
+      return async () => sandbox.clearFaults()
+    case "service_timeout":
+      // longer than the plugin's deadline (PAYIN_TIMEOUT_MS 3000 in the soak)
+      sandbox.setFaults([{ route: "*", delayMs: 5_000, probability: f.probability ?? 1 }])
+      return async () => sandbox.clearFaults()
+    case "webhooks_shuffled":
+      sandbox.updateMerchant({ webhookMode: "shuffled", webhookShuffleWindowMs: 2_000 })
+      return async () => void sandbox.updateMerchant({ webhookMode: "in_order" })
+    case "webhooks_delayed":
+      sandbox.updateMerchant({ webhookMode: "delayed", webhookDelayMs: 3_000 })
+      return async () => void sandbox.updateMerchant({ webhookMode: "in_order" })
+    case "webhooks_duplicated":
+      topology.duplicateWebhooks = true
+      return async () => void (topology.duplicateWebhooks = false)
+  }
+}
+
+export type FaultRun = { records: FaultRecord[]; /** Ends the fault under way at once and skips the rest; resolves when all is restored. */ stop(): Promise<void> }
+
+/** Runs `plan` from `startedAt` on; each lane one fault at a time, a fault begun late keeps its length. */
+export function runFaults(topology: Topology, plan: PlannedFault[], startedAt: number, log: (line: string) => void): FaultRun {
+  const records: FaultRecord[] = plan.map((f) => ({ ...f }))
+  let stopping = false
+  let wake: () => void = () => undefined
+  const stopped = new Promise<void>((r) => (wake = r))
+  const lane = async (name: Lane) => {
+    for (const f of records.filter((r) => r.lane === name)) {
+      const wait = startedAt + f.atMs - Date.now()
+      if (wait > 0) await Promise.race([sleep(wait), stopped])
+      if (stopping) {
+        f.skipped = "the load had ended"
+        continue
+      }
+      let end: (() => Promise<void>) | undefined
+      try {
+        f.startedAt = Date.now()
+        end = await begin(topology, f)
+        log(`fault ${f.kind} began (${f.forMs} ms${f.probability !== undefined ? `, probability ${f.probability}` : ""})`)
+        await Promise.race([sleep(f.forMs), stopped])
+      } catch (error: any) {
+        f.error = String(error?.message ?? error).slice(0, 500)
+      }
+      try {
+        await end?.()
+      } catch (error: any) {
+        f.error = [f.error, `ending: ${String(error?.message ?? error).slice(0, 500)}`].filter(Boolean).join("; ")
+      }
+      f.endedAt = Date.now()
+      log(`fault ${f.kind} ended after ${f.endedAt - f.startedAt!} ms${f.error ? ` (error: ${f.error})` : ""}`)
+    }
+  }
+  const lanes = Promise.all([lane("process"), lane("service")])
+  return {
+    records,
+    async stop() {
+      stopping = true
+      wake()
+      await lanes
+    },
+  }
+}

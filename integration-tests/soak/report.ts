@@ -1,0 +1,105 @@
+// The soak's report: report.json (everything, for tools) and report.md (a short table for people).
+import { mkdirSync, writeFileSync } from "fs"
+import path from "path"
+import { type AuditResult, type DrainReport, INVARIANTS, type Invariant, type Violation } from "./auditor"
+import type { FaultRecord } from "./faults"
+import { CHECKOUT_KINDS, type Checkout, type StoreAnswers } from "./shoppers"
+import type { BalancerStats } from "./topology"
+
+export type SoakReport = {
+  seed: number
+  minutes: number
+  shoppers: number
+  startedAt: string
+  wallSeconds: number
+  bootSeconds: number
+  loadSeconds: number
+  drain: DrainReport
+  checkouts: Record<string, { begun: number; placed: number; payFirst: number; aborted: number }>
+  aborts: string[]
+  storeAnswers: StoreAnswers
+  balancer: BalancerStats
+  faults: FaultRecord[]
+  audit: AuditResult & { violations: Violation[] }
+  payins: number
+  /** Processes that exited by themselves (not a fault's SIGKILL). */
+  exits: string[]
+}
+
+export function checkoutsByKind(checkouts: readonly Checkout[]): SoakReport["checkouts"] {
+  const out: SoakReport["checkouts"] = {}
+  for (const kind of CHECKOUT_KINDS) {
+    const of = checkouts.filter((c) => c.kind === kind)
+    out[kind] = {
+      begun: of.length,
+      placed: of.filter((c) => c.orderId).length,
+      payFirst: of.filter((c) => c.payFirst).length,
+      aborted: of.filter((c) => c.aborted).length,
+    }
+  }
+  return out
+}
+
+const time = (ms?: number) => (ms === undefined ? "–" : new Date(ms).toISOString().slice(11, 19))
+const cell = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ")
+
+export function markdown(r: SoakReport): string {
+  const lines: string[] = []
+  const total = Object.values(r.checkouts).reduce((a, k) => ({ begun: a.begun + k.begun, placed: a.placed + k.placed, payFirst: a.payFirst + k.payFirst, aborted: a.aborted + k.aborted }), {
+    begun: 0,
+    placed: 0,
+    payFirst: 0,
+    aborted: 0,
+  })
+  const violations = r.audit.violations.length
+  lines.push(`# Soak: seed ${r.seed}, ${r.minutes} min, ${r.shoppers} shoppers`)
+  lines.push("")
+  lines.push(
+    `Started ${r.startedAt}; wall ${r.wallSeconds} s (boot ${r.bootSeconds} s, load ${r.loadSeconds} s, drain ${Math.round((r.drain.webhooksIdleMs + r.drain.quietMs + r.drain.quietAfterMs) / 1000)} s). ` +
+      `${r.payins} pay-ins at the service, ${total.placed} orders, ${r.faults.filter((f) => f.startedAt).length} faults. **${violations} violation${violations === 1 ? "" : "s"}.**`
+  )
+  lines.push("")
+  lines.push("| checkout | begun | orders placed | paid before completing | aborted |")
+  lines.push("|---|---|---|---|---|")
+  for (const [kind, k] of Object.entries(r.checkouts)) lines.push(`| ${kind} | ${k.begun} | ${k.placed} | ${k.payFirst} | ${k.aborted} |`)
+  lines.push(`| **all** | ${total.begun} | ${total.placed} | ${total.payFirst} | ${total.aborted} |`)
+  lines.push("")
+  lines.push(`Store API answers: ${Object.entries(r.storeAnswers).sort().map(([s, n]) => `${s}: ${n}`).join(", ")}. ` +
+    `Webhooks through the balancer: ${r.balancer.forwarded} forwarded, ${r.balancer.duplicated} duplicated, ${r.balancer.refused} refused (no server up). ` +
+    `Drain: Reconcile now for ${r.drain.reconciledNow} pay-ins; left at the end: ${r.drain.left.inbox} inbox entries, ${r.drain.left.effects} effects.`)
+  if (r.exits.length) lines.push("", `Processes that exited by themselves: ${r.exits.join("; ")}.`)
+  lines.push("")
+  lines.push("| fault | lane | began | ended | seconds | note |")
+  lines.push("|---|---|---|---|---|---|")
+  for (const f of r.faults) {
+    const secs = f.startedAt && f.endedAt ? ((f.endedAt - f.startedAt) / 1000).toFixed(1) : "–"
+    const note = f.skipped ?? f.error ?? (f.probability !== undefined ? `probability ${f.probability}` : "")
+    lines.push(`| ${f.kind} | ${f.lane} | ${time(f.startedAt)} | ${time(f.endedAt)} | ${secs} | ${cell(note)} |`)
+  }
+  lines.push("")
+  lines.push("| invariant | checks | violations |")
+  lines.push("|---|---|---|")
+  for (const [name, c] of Object.entries(r.audit.invariants) as [Invariant, { checks: number; violations: number }][]) {
+    lines.push(`| ${name}: ${INVARIANTS[name]} | ${c.checks} | ${c.violations} |`)
+  }
+  if (violations) {
+    lines.push("")
+    lines.push("| invariant | pay-in | order | what | faults around |")
+    lines.push("|---|---|---|---|---|")
+    for (const v of r.audit.violations.slice(0, 200)) {
+      lines.push(`| ${v.invariant} | ${v.payinId} | ${v.orderId ?? "–"} | ${cell(v.detail)} | ${cell((v.faults ?? []).join("; ") || "none")} |`)
+    }
+    if (violations > 200) lines.push(`\n(${violations - 200} more in report.json)`)
+  }
+  return lines.join("\n") + "\n"
+}
+
+/** Writes report.json and report.md into `dir`; returns their paths. */
+export function writeReport(dir: string, report: SoakReport): { json: string; md: string } {
+  mkdirSync(dir, { recursive: true })
+  const json = path.join(dir, "report.json")
+  const md = path.join(dir, "report.md")
+  writeFileSync(json, JSON.stringify(report, null, 2))
+  writeFileSync(md, markdown(report))
+  return { json, md }
+}
