@@ -38,7 +38,15 @@ export type PayinRecords = {
     payments: { id: string; amount: number; canceled: boolean; captures: number[] }[]
     order: { id: string; status: string; total: number; paymentStatus: string; captured: number; transactions: number } | null
   }
-  ledger: { id: string; status: string; flagKinds: string[]; effectPending: string | null; orderId: string | null } | null
+  ledger: {
+    id: string
+    status: string
+    flagKinds: string[]
+    effectPending: string | null
+    orderId: string | null
+    /** Its status history ("time from→to (source) note"), for the report only: the audit does not rely on it. */
+    history: string[]
+  } | null
 }
 
 export type Violation = { invariant: Invariant; payinId: string; orderId: string | null; detail: string; faults?: string[] }
@@ -46,25 +54,29 @@ export type AuditResult = {
   invariants: Record<Invariant, { checks: number; violations: number }>
   violations: Violation[]
   /** Money arrived at the service, pay-ins with money, of them after their window ended. */
-  money: { payinsPaid: number; late: number; arrived: number; captured: number }
+  money: { payinsPaid: number; late: number; lateCaptured: number; arrived: number; captured: number }
 }
 
 const cents = (v: unknown) => Math.round(Number(v) * 100)
 const money = (c: number) => (c / 100).toFixed(2)
 
 /**
- * What arrived, by the service's answers to the moves: the amount at the first move into `closed`
- * (a later recalculation after payment changes nothing Medusa captured), and whether the pay-in
- * had been canceled (its window ended) before: a late payment.
+ * What arrived, by the service's answers to the moves: the amount at each move into `closed`, the
+ * first one first (after a payment, a dispute may recalculate the amount and close it again), and
+ * whether the pay-in had been canceled (its window ended) before the first: a late payment.
  */
-export function arrivedOf(moves: readonly ServiceMove[]): { cents: number; currency: string; late: boolean } | null {
+export function arrivedOf(moves: readonly ServiceMove[]): { cents: number; closings: number[]; currency: string; late: boolean } | null {
   let canceledBefore = false
+  let arrived: { cents: number; closings: number[]; currency: string; late: boolean } | null = null
   for (const m of moves) {
     if (m.http !== 200) continue
-    if (m.status === "canceled") canceledBefore = true
-    if (m.status === "closed" && m.fiatAmount) return { cents: cents(m.fiatAmount), currency: m.fiatCurrency ?? "", late: canceledBefore }
+    if (m.status === "canceled" && !arrived) canceledBefore = true
+    if (m.status === "closed" && m.fiatAmount) {
+      arrived ??= { cents: cents(m.fiatAmount), closings: [], currency: m.fiatCurrency ?? "", late: canceledBefore }
+      arrived.closings.push(cents(m.fiatAmount))
+    }
   }
-  return null
+  return arrived
 }
 
 export function audit(records: readonly PayinRecords[]): AuditResult {
@@ -76,7 +88,7 @@ export function audit(records: readonly PayinRecords[]): AuditResult {
     invariants[invariant].violations++
     violations.push({ invariant, payinId: r.payinId, orderId: r.medusa.order?.id ?? r.ledger?.orderId ?? null, detail: detail() })
   }
-  const result: AuditResult = { invariants, violations, money: { payinsPaid: 0, late: 0, arrived: 0, captured: 0 } }
+  const result: AuditResult = { invariants, violations, money: { payinsPaid: 0, late: 0, lateCaptured: 0, arrived: 0, captured: 0 } }
   const ordersSeen = new Set<string>()
 
   for (const r of records) {
@@ -94,17 +106,20 @@ export function audit(records: readonly PayinRecords[]): AuditResult {
       result.money.payinsPaid++
       result.money.arrived += arrived.cents
       if (arrived.late) result.money.late++
+      if (arrived.late && captured > 0) result.money.lateCaptured++
       const sameCurrency = arrived.currency.toLowerCase() === session.currency.toLowerCase()
       const cap = order?.total ?? session.amount
-      const due = sameCurrency ? Math.min(arrived.cents, cap, session.amount) : 0
+      // the service closed it for one amount, or (paid, then a dispute recalculated and closed it
+      // again) for several: the store books the one it learned first, a callback or a lookup
+      const dues = [...new Set(arrived.closings.map((a) => (sameCurrency ? Math.min(a, cap, session.amount) : 0)))]
       const orderCanceled = order?.status === "canceled"
       // a late payment is captured when the store had not ended the pay-in yet, else it is only flagged (README: Which amount Medusa books)
       const ok = arrived.late
-        ? (captured === 0 && Boolean(r.ledger?.flagKinds.includes("late_payment"))) || (captured === due && !orderCanceled)
-        : captured === due
+        ? (captured === 0 && Boolean(r.ledger?.flagKinds.includes("late_payment"))) || (dues.includes(captured) && !orderCanceled)
+        : dues.includes(captured)
       check("captured_equals_arrived", r, ok, () =>
-        `arrived ${money(arrived.cents)} ${arrived.currency}${arrived.late ? " after the window" : ""}, order total ${money(cap)}, ` +
-        `captured ${money(captured)} (expected ${money(due)}${arrived.late ? " or 0 with late_payment" : ""}); ledger flags ${JSON.stringify(r.ledger?.flagKinds ?? [])}`
+        `arrived ${arrived.closings.map(money).join(", then ")} ${arrived.currency}${arrived.late ? " after the window" : ""}, order total ${money(cap)}, ` +
+        `captured ${money(captured)} (expected ${dues.map(money).join(" or ")}${arrived.late ? " or 0 with late_payment" : ""}); ledger flags ${JSON.stringify(r.ledger?.flagKinds ?? [])}`
       )
       if (captured > 0) {
         const live = payments.filter((p) => !p.canceled)
@@ -267,7 +282,13 @@ export async function collectRecords(topology: Topology, checkouts: readonly Che
         service.map((t) => t.id),
       ])
     ).rows
-    return { sessions, payments, orders, orderIds, orderCaptures, transactions, ledger }
+    const history = (
+      await db.query(
+        `select transaction_id, from_status, to_status, source, note, created_at from payin_status_change where transaction_id = any($1) order by id`,
+        [ledger.map((l) => l.id)]
+      )
+    ).rows
+    return { sessions, payments, orders, orderIds, orderCaptures, transactions, ledger, history }
   })
 
   // totals and payment statuses as Medusa's admin API computes them
@@ -317,7 +338,18 @@ export async function collectRecords(topology: Topology, checkouts: readonly Che
             }
           : null,
       },
-      ledger: l ? { id: l.id, status: l.status, flagKinds: l.flag_kinds ?? [], effectPending: l.effect_pending, orderId: l.order_id } : null,
+      ledger: l
+        ? {
+            id: l.id,
+            status: l.status,
+            flagKinds: l.flag_kinds ?? [],
+            effectPending: l.effect_pending,
+            orderId: l.order_id,
+            history: db.history
+              .filter((h) => h.transaction_id === l.id)
+              .map((h) => `${new Date(h.created_at).toISOString().slice(11, 23)} ${h.from_status ?? "–"}→${h.to_status} (${h.source})${h.note ? ` ${h.note}` : ""}`),
+          }
+        : null,
     }
   })
 }

@@ -1,9 +1,9 @@
 // The soak's report: report.json (everything, for tools) and report.md (a short table for people).
 import { mkdirSync, writeFileSync } from "fs"
 import path from "path"
-import { type AuditResult, type DrainReport, INVARIANTS, type Invariant, type Violation } from "./auditor"
+import { type AuditResult, type DrainReport, INVARIANTS, type Invariant, type PayinRecords, type Violation } from "./auditor"
 import type { FaultRecord } from "./faults"
-import { CHECKOUT_KINDS, type Checkout, type StoreAnswers } from "./shoppers"
+import { CHECKOUT_KINDS, type Checkout, type ServerError, type StoreAnswers } from "./shoppers"
 import type { BalancerStats } from "./topology"
 
 export type SoakReport = {
@@ -18,10 +18,14 @@ export type SoakReport = {
   checkouts: Record<string, { begun: number; placed: number; payFirst: number; aborted: number }>
   aborts: string[]
   storeAnswers: StoreAnswers
+  /** The store API's 5xx answers (the first 500). */
+  serverErrors: ServerError[]
   balancer: BalancerStats
   faults: FaultRecord[]
   audit: AuditResult & { violations: Violation[] }
   payins: number
+  /** The three records of every pay-in, as the auditor compared them. */
+  records: PayinRecords[]
   /** Processes that exited by themselves (not a fault's SIGKILL). */
   exits: string[]
 }
@@ -66,7 +70,14 @@ export function markdown(r: SoakReport): string {
   lines.push("")
   lines.push(`Store API answers: ${Object.entries(r.storeAnswers).sort().map(([s, n]) => `${s}: ${n}`).join(", ")}. ` +
     `Webhooks through the balancer: ${r.balancer.forwarded} forwarded, ${r.balancer.duplicated} duplicated, ${r.balancer.refused} refused (no server up). ` +
-    `Drain: Reconcile now for ${r.drain.reconciledNow} pay-ins; left at the end: ${r.drain.left.inbox} inbox entries, ${r.drain.left.effects} effects.`)
+    `Drain: Reconcile now for ${r.drain.reconciledNow} pay-ins; left at the end: ${r.drain.left.inbox} inbox entries, ${r.drain.left.effects} effects. ` +
+    `Money: ${r.audit.money.payinsPaid} pay-ins paid (${r.audit.money.late} after their window, ${r.audit.money.lateCaptured} of them captured), ` +
+    `${(r.audit.money.arrived / 100).toFixed(2)} arrived, ${(r.audit.money.captured / 100).toFixed(2)} captured.`)
+  if (r.serverErrors.length) {
+    const by = new Map<string, number>()
+    for (const e of r.serverErrors) by.set(`${e.request} ${e.status}`, (by.get(`${e.request} ${e.status}`) ?? 0) + 1)
+    lines.push("", `Store API 5xx answers (report.json: serverErrors, with times and bodies): ${[...by].map(([k, n]) => `${k} ×${n}`).join(", ")}.`)
+  }
   if (r.exits.length) lines.push("", `Processes that exited by themselves: ${r.exits.join("; ")}.`)
   lines.push("")
   lines.push("| fault | lane | began | ended | seconds | note |")

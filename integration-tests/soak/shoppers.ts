@@ -46,6 +46,8 @@ export type Checkout = {
 }
 
 export type StoreAnswers = Record<string, number>
+/** A 5xx answer of the store API: when, to what (ids left out), and the start of its body. */
+export type ServerError = { at: number; request: string; status: number; body: string }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -54,7 +56,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
  * in turn (the other one while a server is down), retried with backoff on a network error, a 5xx
  * or a 409 (a cart completion under way), for up to `budgetMs`.
  */
-function storeApi(topology: Topology, answers: StoreAnswers, start: number, budgetMs = 90_000) {
+function storeApi(topology: Topology, answers: StoreAnswers, serverErrors: ServerError[], start: number, budgetMs = 90_000) {
   let turn = start
   const send = async (method: "GET" | "POST", url: string, body?: unknown, config?: unknown) => {
     const headers: Record<string, string> = { ...((config as { headers?: Record<string, string> })?.headers ?? {}) }
@@ -83,6 +85,9 @@ function storeApi(topology: Topology, answers: StoreAnswers, start: number, budg
             data = text
           }
           if (res.statusCode < 400) return { status: res.statusCode, data }
+          if (res.statusCode >= 500 && serverErrors.length < 500) {
+            serverErrors.push({ at: Date.now(), request: `${method} ${url.replace(/\/[a-z_]+_[0-9A-Z]{20,}/g, "/:id")}`, status: res.statusCode, body: text.slice(0, 300) })
+          }
           last = `${res.statusCode} ${text.slice(0, 300)}`
           retry = res.statusCode >= 500 || res.statusCode === 409
           if (!retry || Date.now() > deadline) {
@@ -107,12 +112,13 @@ function storeApi(topology: Topology, answers: StoreAnswers, start: number, budg
 const cents = (amount: string) => Math.round(Number(amount) * 100)
 const amountOf = (c: number) => (c / 100).toFixed(2)
 
-export type ShopperRun = { checkouts: Checkout[]; answers: StoreAnswers }
+export type ShopperRun = { checkouts: Checkout[]; answers: StoreAnswers; serverErrors: ServerError[] }
 
 /** Runs `shoppers` shoppers at once until `endAt` (a checkout under way then is finished). */
 export async function runShoppers(topology: Topology, root: Prng, shoppers: number, endAt: number, log: (line: string) => void): Promise<ShopperRun> {
   const checkouts: Checkout[] = []
   const answers: StoreAnswers = {}
+  const serverErrors: ServerError[] = []
   const { sandbox } = topology
 
   /** A control API call; the answer's pay-in recorded as the service's move. */
@@ -200,16 +206,28 @@ export async function runShoppers(topology: Topology, root: Prng, shoppers: numb
     }
   }
 
+  /** The pay-in session; "try again in a minute" (the service unavailable) is taken at its word, twice. */
+  const sessionOf = async (shop: Storefront, cartId: string, prng: Prng) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await shop.session(cartId, "pp_payin_default")
+      } catch (error: any) {
+        if (attempt >= 2 || error?.response?.data?.code !== "payin_unavailable") throw error
+        await sleep(prng.int(10_000, 30_000))
+      }
+    }
+  }
+
   const shopper = async (s: number) => {
     const prng = root.fork(`shopper-${s}`)
-    const shop = new Storefront(storeApi(topology, answers, s), topology.seed, `SoakShopper/${s}`)
+    const shop = new Storefront(storeApi(topology, answers, serverErrors, s), topology.seed, `SoakShopper/${s}`)
     for (let index = 0; Date.now() < endAt; index++) {
       const kind = prng.weighted(WEIGHTS)
       const c: Checkout = { shopper: s, index, kind, payFirst: MAY_PAY_FIRST.includes(kind) && prng.chance(0.25), startedAt: Date.now(), moves: [] }
       checkouts.push(c)
       try {
         c.cartId = await shop.cart()
-        const session = await shop.session(c.cartId, "pp_payin_default")
+        const session = await sessionOf(shop, c.cartId, prng)
         c.sessionId = session.id as string
         c.payinId = sandbox.core.store.getByExternalId(c.sessionId)?.id
         if (!c.payinId) throw new Error(`no pay-in at the service for session ${c.sessionId}`)
@@ -240,5 +258,5 @@ export async function runShoppers(topology: Topology, root: Prng, shoppers: numb
   } finally {
     clearInterval(progress)
   }
-  return { checkouts, answers }
+  return { checkouts, answers, serverErrors }
 }

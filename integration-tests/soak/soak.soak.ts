@@ -70,10 +70,12 @@ it(`the money holds under shoppers and faults (seed ${options.seed}, ${options.m
     checkouts: checkoutsByKind(run.checkouts),
     aborts: run.checkouts.flatMap((c) => (c.aborted ? [`${c.kind} #${c.shopper}.${c.index}: ${c.aborted}`] : [])),
     storeAnswers: run.answers,
+    serverErrors: run.serverErrors,
     balancer: topology.balancer,
     faults: faults.records,
     audit: result,
     payins: records.length,
+    records,
     exits: topology.exits,
   })
   log(`report: ${paths.md}`)
