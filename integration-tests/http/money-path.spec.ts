@@ -91,6 +91,29 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
     expect((await row({ session_id: session.id })).flags.dispute_after_payment).toBeDefined()
   })
 
+  it("soak seed 1: a dispute after payment, recalculated and closed again before its callbacks are applied: recorded and flagged as it came, the capture stays", async () => {
+    const { tx, orderId, session } = await placedOrder()
+    sandbox.updateMerchant({ webhookUrl: null })
+    // the service's callbacks, in its order, delivered after all four moves (a late worker, delayed webhooks)
+    const bodies: string[] = []
+    for (const [move, body] of [["pay"], ["dispute"], ["recalculate", { fiatAmount: "1389.10" }], ["close"]] as const) {
+      bodies.push(JSON.stringify((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/${move}`, body)).body))
+    }
+    for (const body of bodies) expect((await h.webhookApplied(body)).applied.state).toBe("applied")
+    const after = await row({ session_id: session.id })
+    expect(after).toMatchObject({ status: "closed", fiat_amount: "1389.10" })
+    expect(after.flags.dispute_after_payment).toBeDefined()
+    expect(after.flags.underpayment).toMatchObject({ assigned_amount: tx.fiatAmount, received_amount: "1389.10" })
+    const history = (await api.get(`/admin/payin/transactions/${after.id}`, admin)).data.history
+    expect(history.map((x: any) => x.to_status)).toEqual(expect.arrayContaining(["closed", "dispute", "re_calculation"]))
+    expect(events.map((e) => e.name)).toEqual(expect.arrayContaining([PAYIN_EVENTS.DISPUTE_OPENED, PAYIN_EVENTS.AMOUNT_RECALCULATED]))
+    // Medusa's records: what was captured at the first close stays, once (no uncapture)
+    const [payment, ...others] = await paymentsOf(session.id)
+    expect(others).toHaveLength(0)
+    expect(payment.captures.map((c: any) => Number(c.amount))).toEqual([Number(tx.fiatAmount)])
+    expect((await order(orderId)).payment_status).toBe("captured")
+  })
+
   it("defect 2: a closed pay-in with another amount than assigned is booked as received and flagged, with no re_calculation seen", async () => {
     const under = await placedOrder()
     const over = await placedOrder()

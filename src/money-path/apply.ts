@@ -51,9 +51,11 @@ async function apply(container: MedusaContainer, input: ApplyPayinEventInput, sp
   for (let attempt = 1; ; attempt++) {
     const row = await findOrCreateRow(payin, input.instanceId, transaction, accepts)
     if (input.source === "webhook" && movesBackFromPaid(row, transaction)) {
-      // maybe an old dispute callback delivered after the close: the service's state wins (unreachable: the inbox retries)
+      // Maybe an old dispute callback delivered after the close: the service's state wins, but only when the
+      // ledger has already seen it. A dispute that came after what the ledger saw (recalculated and closed
+      // again since) is applied as it came: replaced, the dispute and its new amount would never be recorded.
       const current = await payin.clients.withClient(input.instanceId, (service) => service.lookUp({ id: transaction.id }))
-      if (current && !isDisputeStatus(current.status)) transaction = current
+      if (current && !isDisputeStatus(current.status) && ledgerHasSeen(row, current)) transaction = current
     }
     await payin.faultPoints("record", transaction.id)
     try {
@@ -91,6 +93,13 @@ async function apply(container: MedusaContainer, input: ApplyPayinEventInput, sp
     }
   }
 }
+
+/** The money and dispute fields the service shows now are those the ledger last recorded for the pay-in. */
+export function ledgerHasSeen(row: Pick<LedgerRow, "service_data">, current: Transaction): boolean {
+  const seen = (row.service_data ?? {}) as Partial<Transaction>
+  return SEEN_FIELDS.every((field) => (seen[field] ?? null) === (current[field] ?? null))
+}
+const SEEN_FIELDS = ["fiatAmount", "fiatCurrency", "disputeMerchantCheckUrl", "disputeMerchantFiatAmount", "disputeTraderCheckUrl", "disputeTraderFiatAmount"] as const
 
 export function movesBackFromPaid(row: Pick<LedgerRow, "status" | "paid_at">, tx: Pick<Transaction, "status">): boolean {
   return (row.status === "closed" || Boolean(row.paid_at)) && tx.status !== "closed" && isDisputeStatus(tx.status)

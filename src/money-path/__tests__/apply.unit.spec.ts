@@ -1,9 +1,30 @@
-import { effectRunOf } from "../apply"
+import type { Transaction } from "../../client/schemas"
+import { effectRunOf, ledgerHasSeen, movesBackFromPaid } from "../apply"
 
 describe("effectRunOf", () => {
   it("never lets the store's status poll retry an effect; Reconcile now runs it whatever its backoff; the rest when due", () => {
     expect(effectRunOf("store")).toBe("new")
     expect(effectRunOf("admin")).toBe("now")
     for (const source of ["webhook", "lookup", "authorize", "create"] as const) expect(effectRunOf(source)).toBe("due")
+  })
+})
+
+describe("a dispute callback after the ledger recorded the pay-in paid", () => {
+  const closed = { fiatAmount: "1790.00", fiatCurrency: "RUB", disputeMerchantCheckUrl: null, disputeMerchantFiatAmount: "0", disputeTraderCheckUrl: null, disputeTraderFiatAmount: "0" }
+  const tx = (fields: Partial<Transaction>) => ({ ...closed, status: "closed", ...fields }) as Transaction
+
+  it("moves back from paid only into a dispute status", () => {
+    expect(movesBackFromPaid({ status: "closed", paid_at: null }, { status: "dispute" })).toBe(true)
+    expect(movesBackFromPaid({ status: "dispute", paid_at: new Date() }, { status: "re_calculation" })).toBe(true)
+    expect(movesBackFromPaid({ status: "closed", paid_at: new Date() }, { status: "closed" })).toBe(false)
+    expect(movesBackFromPaid({ status: "active", paid_at: null }, { status: "dispute" })).toBe(false)
+  })
+
+  it("the service's state replaces it only when the ledger has seen that state's amount and dispute (an old callback)", () => {
+    expect(ledgerHasSeen({ service_data: { ...closed } }, tx({}))).toBe(true)
+    // disputed, recalculated and closed again since the ledger's close: the callback is news
+    expect(ledgerHasSeen({ service_data: { ...closed } }, tx({ fiatAmount: "1389.10" }))).toBe(false)
+    expect(ledgerHasSeen({ service_data: { ...closed } }, tx({ disputeMerchantCheckUrl: "https://receipts.example/1.pdf" }))).toBe(false)
+    expect(ledgerHasSeen({ service_data: null }, tx({}))).toBe(false)
   })
 })
