@@ -10,7 +10,7 @@ import type { Transaction } from "../../src/client/schemas"
 import { TEST_ADMIN } from "../support/admin"
 import { adminToken } from "../support/faults"
 import type { FaultRecord } from "./faults"
-import type { Checkout, ServiceMove } from "./shoppers"
+import type { Checkout, ServerError, ServiceMove } from "./shoppers"
 import type { Topology } from "./topology"
 
 export const INVARIANTS = {
@@ -20,6 +20,8 @@ export const INVARIANTS = {
   no_paid_order_canceled: "no order canceled whose money arrived in time or was captured",
   final_status_matches: "every pay-in's final status on the ledger = the service's",
   order_records_agree: "the order's transactions sum to its captures, and its payment status says what was captured",
+  flags_match: "the ledger carries the flags the README names for what the service and Medusa recorded, and no other",
+  no_5xx_outside_faults: "no store API answer 5xx but the README's 503s in a fault window (Medusa core's own around a PostgreSQL or Redis restart counted apart)",
 } as const
 export type Invariant = keyof typeof INVARIANTS
 
@@ -53,6 +55,10 @@ export type Violation = { invariant: Invariant; payinId: string; orderId: string
 export type AuditResult = {
   invariants: Record<Invariant, { checks: number; violations: number }>
   violations: Violation[]
+  /** Flags the README's rules call for that the ledger lacks, and flags it carries that no rule explains, by flag. */
+  flags: { missing: Record<string, number>; unexpected: Record<string, number> }
+  /** The store API's 5xx: allowed (a README 503 in a service fault), Medusa core's own in a PostgreSQL/Redis window (by fault), the rest are violations. */
+  serverErrors: { allowed: number; known: Record<string, number>; violations: number }
   /** Money arrived at the service, pay-ins with money, of them after their window ended. */
   money: { payinsPaid: number; late: number; lateCaptured: number; arrived: number; captured: number }
 }
@@ -79,7 +85,95 @@ export function arrivedOf(moves: readonly ServiceMove[]): { cents: number; closi
   return arrived
 }
 
-export function audit(records: readonly PayinRecords[]): AuditResult {
+const DISPUTE_STATUSES = ["dispute", "checking", "re_calculation"]
+/** Flags whose raising depends on the store's own attempts and timing, not on the three records: never required, never unexpected. */
+const UNDERIVED_FLAGS = ["capture_failed", "order_cancel_failed"]
+
+export type ExpectedFlags = { required: string[]; allowed: string[] }
+
+/**
+ * The flags a pay-in's ledger row must carry (`required`) and may carry (`allowed`, the required
+ * included), derived from the service's record (the moves' answers) and Medusa's (the session, its
+ * captures, the order), by the rules README.md states (Which amount Medusa books; Reliability:
+ * "The merchant sees every exception"):
+ * - `underpayment` / `overpayment`: at each move into `closed`, and into `re_calculation` after a
+ *   payment, the amount (or currency) against the session's asked amount: less or another currency,
+ *   more;
+ * - `dispute_after_payment`: a move into dispute, checking or re_calculation after one into `closed`;
+ * - `late_payment`: money arrived after the service canceled the pay-in and nothing was captured
+ *   (captured anyway: the store had not ended it yet, allowed either way);
+ * - `paid_without_order` / `stray_payment`: money arrived, no order: the session still there / deleted;
+ * - `paid_elsewhere`: allowed on a pay-in canceled unpaid whose payment collection has another paid one;
+ * - `unknown_payin`: allowed when the service holds two pay-ins for one session (which one gets it is the store's timing);
+ * - `created_mismatch`: never (the soak asks the sandbox for nothing else than the session amount);
+ * - `capture_failed` / `order_cancel_failed`: not derived (UNDERIVED_FLAGS).
+ */
+export function expectedFlags(
+  r: PayinRecords,
+  context: { captured: number; siblingPaid: boolean; sessionShared: boolean }
+): ExpectedFlags {
+  const required = new Set<string>()
+  const allowed = new Set<string>(UNDERIVED_FLAGS)
+  const session = r.medusa.session
+  let paid = false
+  for (const m of r.moves) {
+    if (m.http !== 200 || !m.status) continue
+    if (DISPUTE_STATUSES.includes(m.status) && paid) required.add("dispute_after_payment")
+    if (session && m.fiatAmount && (m.status === "closed" || (m.status === "re_calculation" && paid))) {
+      const other = (m.fiatCurrency ?? "").toLowerCase() !== session.currency.toLowerCase()
+      const amount = cents(m.fiatAmount)
+      if (other || amount < session.amount) required.add("underpayment")
+      else if (amount > session.amount) required.add("overpayment")
+    }
+    if (m.status === "closed") paid = true
+  }
+  const arrived = arrivedOf(r.moves)
+  if (arrived?.late) {
+    allowed.add("late_payment")
+    if (context.captured === 0) required.add("late_payment")
+  }
+  if (arrived && !r.medusa.order) required.add(session && !session.deleted ? "paid_without_order" : "stray_payment")
+  if (!arrived && r.service.status === "canceled" && context.siblingPaid) allowed.add("paid_elsewhere")
+  if (context.sessionShared) allowed.add("unknown_payin")
+  for (const f of required) allowed.add(f)
+  return { required: [...required].sort(), allowed: [...allowed].sort() }
+}
+
+/** After a PostgreSQL or Redis restart ended, Medusa core's own 5xx are still counted to it for this long. */
+export const INFRA_AFTER_MS = 30_000
+const SERVICE_FAULT_KINDS = ["service_5xx", "service_timeout", "service_slow"]
+const INFRA_FAULT_KINDS = ["postgres_restart_fast", "postgres_restart_immediate", "redis_restart"]
+
+/**
+ * The store API's 5xx answers against the fault log. The README promises 503 from the plugin's
+ * store routes while the service is unreachable (`GET /store/payin/banks`), and nothing else: a
+ * plugin route's 503 in a service fault is allowed; Medusa core's own 5xx while PostgreSQL or
+ * Redis restarts (and INFRA_AFTER_MS after) are known and counted apart, by the fault they fell in;
+ * every other 5xx is a violation.
+ */
+export function classifyServerErrors(
+  errors: readonly ServerError[],
+  faults: readonly FaultRecord[]
+): { allowed: number; known: Record<string, number>; violations: { error: ServerError; detail: string }[] } {
+  const out = { allowed: 0, known: {} as Record<string, number>, violations: [] as { error: ServerError; detail: string }[] }
+  const within = (f: FaultRecord, at: number, afterMs: number) => f.startedAt !== undefined && at >= f.startedAt && at <= (f.endedAt ?? Infinity) + afterMs
+  for (const e of errors) {
+    const plugin = /^\w+ \/store\/payin\//.test(e.request) || /"code":"payin_/.test(e.body)
+    const service = faults.find((f) => SERVICE_FAULT_KINDS.includes(f.kind) && within(f, e.at, 0))
+    const infra = faults.find((f) => INFRA_FAULT_KINDS.includes(f.kind) && within(f, e.at, INFRA_AFTER_MS))
+    if (plugin && e.status === 503 && (service || infra)) out.allowed++
+    else if (!plugin && infra) {
+      const key = `${infra.kind} ${new Date(infra.startedAt!).toISOString().slice(11, 19)}`
+      out.known[key] = (out.known[key] ?? 0) + 1
+    } else {
+      const near = faults.filter((f) => within(f, e.at, INFRA_AFTER_MS)).map((f) => f.kind)
+      out.violations.push({ error: e, detail: `${e.request} answered ${e.status} at ${new Date(e.at).toISOString().slice(11, 23)} (faults then: ${near.join(", ") || "none"}): ${e.body.slice(0, 200)}` })
+    }
+  }
+  return out
+}
+
+export function audit(records: readonly PayinRecords[], store: { serverErrors: readonly ServerError[]; faults: readonly FaultRecord[]; answered: number } = { serverErrors: [], faults: [], answered: 0 }): AuditResult {
   const invariants = Object.fromEntries(Object.keys(INVARIANTS).map((k) => [k, { checks: 0, violations: 0 }])) as AuditResult["invariants"]
   const violations: Violation[] = []
   const check = (invariant: Invariant, r: PayinRecords, ok: boolean, detail: () => string) => {
@@ -88,8 +182,22 @@ export function audit(records: readonly PayinRecords[]): AuditResult {
     invariants[invariant].violations++
     violations.push({ invariant, payinId: r.payinId, orderId: r.medusa.order?.id ?? r.ledger?.orderId ?? null, detail: detail() })
   }
-  const result: AuditResult = { invariants, violations, money: { payinsPaid: 0, late: 0, lateCaptured: 0, arrived: 0, captured: 0 } }
+  const result: AuditResult = {
+    invariants,
+    violations,
+    money: { payinsPaid: 0, late: 0, lateCaptured: 0, arrived: 0, captured: 0 },
+    flags: { missing: {}, unexpected: {} },
+    serverErrors: { allowed: 0, known: {}, violations: 0 },
+  }
   const ordersSeen = new Set<string>()
+  // what the flags' rules need of a pay-in's neighbours: the collections with money, the sessions with two pay-ins
+  const paidCollections = new Map<string, number>()
+  const perSession = new Map<string, number>()
+  for (const r of records) {
+    perSession.set(r.sessionId, (perSession.get(r.sessionId) ?? 0) + 1)
+    const c = r.medusa.session?.collectionId
+    if (c && arrivedOf(r.moves)) paidCollections.set(c, (paidCollections.get(c) ?? 0) + 1)
+  }
 
   for (const r of records) {
     const arrived = arrivedOf(r.moves)
@@ -131,6 +239,21 @@ export function audit(records: readonly PayinRecords[]): AuditResult {
       check("no_capture_without_money", r, captured === 0, () => `no money arrived (service: ${r.service.status}), captured ${money(captured)}`)
     }
 
+    if (r.ledger) {
+      const c = session?.collectionId
+      const want = expectedFlags(r, { captured, siblingPaid: Boolean(c && (paidCollections.get(c) ?? 0) > (arrived ? 1 : 0)), sessionShared: (perSession.get(r.sessionId) ?? 0) > 1 })
+      const have = r.ledger.flagKinds
+      const missing = want.required.filter((f) => !have.includes(f))
+      const unexpected = have.filter((f) => !want.allowed.includes(f))
+      for (const f of missing) result.flags.missing[f] = (result.flags.missing[f] ?? 0) + 1
+      for (const f of unexpected) result.flags.unexpected[f] = (result.flags.unexpected[f] ?? 0) + 1
+      check("flags_match", r, missing.length === 0 && unexpected.length === 0, () =>
+        `ledger flags ${JSON.stringify(have)}; missing ${JSON.stringify(missing)}, unexpected ${JSON.stringify(unexpected)} ` +
+        `(moves: ${r.moves.filter((m) => m.http === 200).map((m) => `${m.action}→${m.status}${m.fiatAmount ? ` ${m.fiatAmount}` : ""}`).join(", ")}; ` +
+        `asked ${session ? money(session.amount) : "?"}, captured ${money(captured)}, order ${r.medusa.order?.status ?? "none"})`
+      )
+    }
+
     check("final_status_matches", r, r.ledger?.status === r.service.status, () =>
       r.ledger ? `ledger ${r.ledger.status}${r.ledger.effectPending ? ` (effect ${r.ledger.effectPending} pending)` : ""}, service ${r.service.status}` : `no ledger row (service: ${r.service.status})`
     )
@@ -151,6 +274,13 @@ export function audit(records: readonly PayinRecords[]): AuditResult {
       )
     }
   }
+
+  const classified = classifyServerErrors(store.serverErrors, store.faults)
+  // one check per store API answer (the 5xx kept are the first 500)
+  invariants.no_5xx_outside_faults.checks += Math.max(store.answered, store.serverErrors.length)
+  invariants.no_5xx_outside_faults.violations += classified.violations.length
+  result.serverErrors = { allowed: classified.allowed, known: classified.known, violations: classified.violations.length }
+  for (const v of classified.violations) violations.push({ invariant: "no_5xx_outside_faults", payinId: "(store API)", orderId: null, detail: v.detail })
   return result
 }
 

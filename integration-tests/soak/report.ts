@@ -78,6 +78,15 @@ export function markdown(r: SoakReport): string {
     for (const e of r.serverErrors) by.set(`${e.request} ${e.status}`, (by.get(`${e.request} ${e.status}`) ?? 0) + 1)
     lines.push("", `Store API 5xx answers (report.json: serverErrors, with times and bodies): ${[...by].map(([k, n]) => `${k} ×${n}`).join(", ")}.`)
   }
+  const flagCounts = (m: Record<string, number>) => Object.entries(m).map(([f, n]) => `${f} ×${n}`).join(", ") || "none"
+  lines.push("", `Flags (the README's rules against the ledger): missing ${flagCounts(r.audit.flags.missing)}; unexpected ${flagCounts(r.audit.flags.unexpected)}.`)
+  const known = Object.entries(r.audit.serverErrors.known)
+  lines.push(
+    "",
+    `Store API 5xx by the fault log: ${r.audit.serverErrors.allowed} allowed (the README's 503 in a fault), ` +
+      `${known.reduce((n, [, c]) => n + c, 0)} Medusa core's own around a restart${known.length ? ` (${known.map(([w, n]) => `${w}: ${n}`).join(", ")})` : ""}, ` +
+      `${r.audit.serverErrors.violations} outside.`
+  )
   if (r.exits.length) lines.push("", `Processes that exited by themselves: ${r.exits.join("; ")}.`)
   lines.push("")
   lines.push("| fault | lane | began | ended | seconds | note |")

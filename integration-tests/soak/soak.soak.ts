@@ -55,7 +55,8 @@ it(`the money holds under shoppers and faults (seed ${options.seed}, ${options.m
 
   const drained = await drain(topology, log)
   const records = await collectRecords(topology, run.checkouts)
-  const result = audit(records)
+  const answered = Object.entries(run.answers).reduce((n, [status, count]) => (status === "network" ? n : n + count), 0)
+  const result = audit(records, { serverErrors: run.serverErrors, faults: faults.records, answered })
   result.violations = faultsAround(result.violations, records, faults.records)
 
   const paths = writeReport(options.out, {
