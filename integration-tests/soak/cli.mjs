@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run soak -- [--minutes M] [--shoppers S] [--seed N]: checks the flags, runs the soak's one
+// npm run soak -- [--minutes M] [--shoppers S] [--seed N] [--plant NAME]: checks the flags, runs the soak's one
 // jest file with them (SOAK_* variables) and says where the report is.
 import { spawn } from "node:child_process"
 import path from "node:path"
@@ -7,16 +7,21 @@ import { fileURLToPath } from "node:url"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
 const out = path.join(root, ".soak")
-const USAGE = `usage: npm run soak -- [--minutes M] [--shoppers S] [--seed N]
+// the plants of soak/plants.ts (kept in step with PLANTS there; options.ts refuses any other)
+const PLANTS = ["double_capture"]
+const USAGE = `usage: npm run soak -- [--minutes M] [--shoppers S] [--seed N] [--plant NAME]
   --minutes   how long the load runs (default 3; a number > 0, at most 1440)
   --shoppers  shoppers at once (default 6; a whole number 1-64)
   --seed      the seed every choice comes from (default 1; a whole number 0-4294967295)
+  --plant     a known bug the test app plants (${PLANTS.join(", ")}): the run passes only when the
+              auditor reports exactly that bug and nothing else
 The report is written to ${path.relative(process.cwd(), out) || "."}/report.md and report.json.`
 
 const FLAGS = {
   minutes: { env: "SOAK_MINUTES", ok: (n) => Number.isFinite(n) && n > 0 && n <= 1440, rule: "a number > 0, at most 1440" },
   shoppers: { env: "SOAK_SHOPPERS", ok: (n) => Number.isInteger(n) && n >= 1 && n <= 64, rule: "a whole number from 1 to 64" },
   seed: { env: "SOAK_SEED", ok: (n) => Number.isInteger(n) && n >= 0 && n <= 2 ** 32 - 1, rule: "a whole number from 0 to 4294967295" },
+  plant: { env: "SOAK_PLANT", name: true, ok: (v) => PLANTS.includes(v), rule: `one of ${PLANTS.join(", ")}` },
 }
 
 function fail(message) {
@@ -37,6 +42,11 @@ for (let i = 0; i < args.length; i++) {
   if (!flag) fail(`unknown argument "${arg}"`)
   const value = match[2] ?? args[++i]
   if (value === undefined || value === "") fail(`--${match[1]} needs a value`)
+  if (flag.name) {
+    if (!flag.ok(value)) fail(`--${match[1]} "${value}": must be ${flag.rule}`)
+    env[flag.env] = value
+    continue
+  }
   const n = Number(value)
   if (!/^\s*[0-9.]+\s*$/.test(value) || !flag.ok(n)) fail(`--${match[1]} "${value}": must be ${flag.rule}`)
   env[flag.env] = String(n)

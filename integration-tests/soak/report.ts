@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "fs"
 import path from "path"
 import { type AuditResult, type DrainReport, INVARIANTS, type Invariant, type PayinRecords, type Violation } from "./auditor"
 import type { FaultRecord } from "./faults"
+import type { Planted } from "./plants"
 import { CHECKOUT_KINDS, type Checkout, type ServerError, type StoreAnswers } from "./shoppers"
 import type { BalancerStats } from "./topology"
 
@@ -28,6 +29,8 @@ export type SoakReport = {
   records: PayinRecords[]
   /** Processes that exited by themselves (not a fault's SIGKILL). */
   exits: string[]
+  /** A planted bug (--plant): what it did, and whether the auditor reported exactly it (no problems). */
+  plant?: { name: string; what: string; planted: Planted | null; problems: string[] }
 }
 
 export function checkoutsByKind(checkouts: readonly Checkout[]): SoakReport["checkouts"] {
@@ -56,8 +59,17 @@ export function markdown(r: SoakReport): string {
     aborted: 0,
   })
   const violations = r.audit.violations.length
-  lines.push(`# Soak: seed ${r.seed}, ${r.minutes} min, ${r.shoppers} shoppers`)
+  lines.push(`# Soak: seed ${r.seed}, ${r.minutes} min, ${r.shoppers} shoppers${r.plant ? `, planted ${r.plant.name}` : ""}`)
   lines.push("")
+  if (r.plant) {
+    const p = r.plant.planted
+    lines.push(
+      `**Planted bug \`${r.plant.name}\`**: ${r.plant.what}. ` +
+        (p ? `Planted on pay-in ${p.payinId} (order ${p.orderId}, payment ${p.paymentId}, ${(p.amount).toFixed(2)}) at ${time(p.at)}. ` : "It never did its work. ") +
+        (r.plant.problems.length ? `The auditor did NOT report exactly it: ${r.plant.problems.map(cell).join("; ")}` : "The auditor reported exactly it, and nothing else."),
+      ""
+    )
+  }
   lines.push(
     `Started ${r.startedAt}; wall ${r.wallSeconds} s (boot ${r.bootSeconds} s, load ${r.loadSeconds} s, drain ${Math.round((r.drain.webhooksIdleMs + r.drain.quietMs + r.drain.quietAfterMs) / 1000)} s). ` +
       `${r.payins} pay-ins at the service, ${total.placed} orders, ${r.faults.filter((f) => f.startedAt).length} faults. **${violations} violation${violations === 1 ? "" : "s"}.**`

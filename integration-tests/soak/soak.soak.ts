@@ -6,6 +6,7 @@ import path from "path"
 import { audit, collectRecords, drain, faultsAround } from "./auditor"
 import { planFaults, runFaults } from "./faults"
 import { soakOptions } from "./options"
+import { PLANTS, type Planted, judgePlant, readPlanted, writePlantPlugin } from "./plants"
 import { Prng } from "./prng"
 import { checkoutsByKind, writeReport } from "./report"
 import { runShoppers } from "./shoppers"
@@ -26,12 +27,17 @@ afterAll(async () => {
   await topology.stop()
 })
 
-it(`the money holds under shoppers and faults (seed ${options.seed}, ${options.minutes} min, ${options.shoppers} shoppers)`, async () => {
+const title = options.plant
+  ? `the auditor reports the planted ${options.plant} and nothing else (seed ${options.seed}, ${options.minutes} min, ${options.shoppers} shoppers)`
+  : `the money holds under shoppers and faults (seed ${options.seed}, ${options.minutes} min, ${options.shoppers} shoppers)`
+it(title, async () => {
   const started = Date.now()
   const root = new Prng(options.seed)
   // one stream per part, forked before any is drawn from: each part's choices depend on the seed alone
   const streams = { topology: root.fork("topology"), shoppers: root.fork("shoppers"), faults: root.fork("faults") }
-  topology = await startTopology(streams.topology, log)
+  const plant = options.plant ? writePlantPlugin(path.join(options.out, "plant"), options.plant) : null
+  if (plant) log(`planting ${options.plant}: ${PLANTS[options.plant!].what}`)
+  topology = await startTopology(streams.topology, log, { testPlugins: plant ? [plant.plugin] : [] })
   const booted = Date.now()
 
   const loadMs = options.minutes * 60_000
@@ -58,6 +64,8 @@ it(`the money holds under shoppers and faults (seed ${options.seed}, ${options.m
   const answered = Object.entries(run.answers).reduce((n, [status, count]) => (status === "network" ? n : n + count), 0)
   const result = audit(records, { serverErrors: run.serverErrors, faults: faults.records, answered })
   result.violations = faultsAround(result.violations, records, faults.records)
+  const planted: Planted | null = plant ? readPlanted(plant.marker) : null
+  const plantProblems = options.plant ? judgePlant(options.plant, planted, result.violations) : []
 
   const paths = writeReport(options.out, {
     seed: options.seed,
@@ -78,7 +86,9 @@ it(`the money holds under shoppers and faults (seed ${options.seed}, ${options.m
     payins: records.length,
     records,
     exits: topology.exits,
+    ...(options.plant ? { plant: { name: options.plant, what: PLANTS[options.plant].what, planted, problems: plantProblems } } : {}),
   })
   log(`report: ${paths.md}`)
-  expect(result.violations).toEqual([])
+  if (options.plant) expect(plantProblems).toEqual([])
+  else expect(result.violations).toEqual([])
 })

@@ -55,7 +55,7 @@ export interface Topology {
 }
 
 /** The environment of one role: everything `medusa start` of the test app reads. */
-function roleEnv(role: Role, databaseUrl: string, redisUrl: string, sandboxUrl: string): Record<string, string | undefined> {
+function roleEnv(role: Role, databaseUrl: string, redisUrl: string, sandboxUrl: string, testPlugins: readonly string[]): Record<string, string | undefined> {
   return {
     DATABASE_URL: databaseUrl,
     MEDUSA_WORKER_MODE: role === "worker" ? "worker" : "server",
@@ -70,21 +70,25 @@ function roleEnv(role: Role, databaseUrl: string, redisUrl: string, sandboxUrl: 
     PAYIN_RECONCILE_INTERVAL_SECONDS: "10",
     PAYIN_RECONCILE_AFTER_SECONDS: "30",
     PAYIN_TEST_PAUSE_FILE: undefined,
+    // a planted bug's test-only plugin (soak/plants.ts), never anything of the plugin itself
+    PAYIN_APP_TEST_PLUGINS: testPlugins.length ? testPlugins.join(",") : undefined,
   }
 }
 
-export async function startTopology(prng: Prng, log: (line: string) => void): Promise<Topology> {
+export type TopologyOptions = { /** Test-only plugin folders of the test app (a plant). */ testPlugins?: readonly string[] }
+
+export async function startTopology(prng: Prng, log: (line: string) => void, options: TopologyOptions = {}): Promise<Topology> {
   // what is up so far, stopped in reverse order when a later part fails to start
   const undo: (() => Promise<unknown>)[] = []
   try {
-    return await start(prng, log, undo)
+    return await start(prng, log, undo, options)
   } catch (error) {
     for (const step of undo.reverse()) await step().catch(() => undefined)
     throw error
   }
 }
 
-async function start(prng: Prng, log: (line: string) => void, undo: (() => Promise<unknown>)[]): Promise<Topology> {
+async function start(prng: Prng, log: (line: string) => void, undo: (() => Promise<unknown>)[], options: TopologyOptions): Promise<Topology> {
   const started = Date.now()
   const postgres = await startPrivatePostgres()
   undo.push(() => postgres.close())
@@ -123,7 +127,7 @@ async function start(prng: Prng, log: (line: string) => void, undo: (() => Promi
 
   const procs: Record<Role, MedusaProcess | null> = { serverA: null, serverB: null, worker: null }
   const deadLogs: string[] = []
-  const env = (role: Role) => roleEnv(role, databaseUrl, redis.url, sandbox.url)
+  const env = (role: Role) => roleEnv(role, databaseUrl, redis.url, sandbox.url, options.testPlugins ?? [])
   // one boot per role at a time: a kill or a restart asked for meanwhile waits for it
   const booting: Partial<Record<Role, Promise<void>>> = {}
   const boot = (role: Role) =>
