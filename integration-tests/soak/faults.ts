@@ -1,17 +1,38 @@
 // Faults on a seeded schedule, in two lanes that run side by side: the store's processes (a server
 // or the worker SIGKILLed and restarted, Redis killed and started empty, PostgreSQL restarted fast
 // or immediately) one at a time, so one server always answers; and the service (the sandbox
-// answering 5xx or too slowly, its webhooks shuffled or delayed, or each duplicated to both
-// servers by the balancer). Each fault is logged with the times it really began and ended.
+// answering 5xx, too slowly or slowly within the deadline, its webhooks shuffled or delayed; the
+// balancer in front of the servers copying each webhook to both, answering 200 and dropping them,
+// or answering 502 / closing the connection: the webhook URL broken). Each fault is logged with
+// the times it really began and ended.
 import { Prng } from "./prng"
 import type { Role, Topology } from "./topology"
 
 export const PROCESS_FAULTS = ["kill_serverA", "kill_serverB", "kill_worker", "redis_restart", "postgres_restart_fast", "postgres_restart_immediate"] as const
-export const SERVICE_FAULTS = ["service_5xx", "service_timeout", "webhooks_shuffled", "webhooks_delayed", "webhooks_duplicated"] as const
+export const SERVICE_FAULTS = [
+  "service_5xx",
+  "service_timeout",
+  "service_slow",
+  "webhooks_shuffled",
+  "webhooks_delayed",
+  "webhooks_duplicated",
+  "webhooks_dropped",
+  "webhook_url_broken",
+] as const
 export type FaultKind = (typeof PROCESS_FAULTS)[number] | (typeof SERVICE_FAULTS)[number]
 export type Lane = "process" | "service"
 
-export type PlannedFault = { lane: Lane; kind: FaultKind; atMs: number; forMs: number; probability?: number }
+export type PlannedFault = {
+  lane: Lane
+  kind: FaultKind
+  atMs: number
+  forMs: number
+  probability?: number
+  /** service_slow: the delay of every service answer (within the plugin's 3 s deadline) */
+  delayMs?: number
+  /** webhook_url_broken: how the URL fails, a 502 from the balancer or the connection closed unanswered */
+  broken?: "502" | "close"
+}
 export type FaultRecord = PlannedFault & { startedAt?: number; endedAt?: number; skipped?: string; error?: string }
 
 const PROCESS_WEIGHTS: Record<(typeof PROCESS_FAULTS)[number], number> = {
@@ -25,9 +46,12 @@ const PROCESS_WEIGHTS: Record<(typeof PROCESS_FAULTS)[number], number> = {
 const SERVICE_WEIGHTS: Record<(typeof SERVICE_FAULTS)[number], number> = {
   service_5xx: 2,
   service_timeout: 1.5,
+  service_slow: 1.5,
   webhooks_shuffled: 1.5,
   webhooks_delayed: 1,
   webhooks_duplicated: 1.5,
+  webhooks_dropped: 1,
+  webhook_url_broken: 1,
 }
 
 /**
@@ -44,6 +68,8 @@ export function planFaults(prng: Prng, durationMs: number): PlannedFault[] {
       const forMs = name === "process" ? stream.int(0, kind.startsWith("postgres") ? 10_000 : 5_000) : stream.int(10_000, 40_000)
       const fault: PlannedFault = { lane: name, kind, atMs: at, forMs }
       if (kind === "service_5xx" || kind === "service_timeout") fault.probability = stream.pick([0.3, 0.6, 1])
+      if (kind === "service_slow") fault.delayMs = stream.int(500, 2_000)
+      if (kind === "webhook_url_broken") fault.broken = stream.pick(["502", "close"] as const)
       plan.push(fault)
       at += forMs + (name === "process" ? stream.int(20_000, 45_000) : stream.int(10_000, 30_000))
     }
@@ -80,6 +106,16 @@ async function begin(topology: Topology, f: PlannedFault): Promise<() => Promise
       // longer than the plugin's deadline (PAYIN_TIMEOUT_MS 3000 in the soak)
       sandbox.setFaults([{ route: "*", delayMs: 5_000, probability: f.probability ?? 1 }])
       return async () => sandbox.clearFaults()
+    case "service_slow":
+      // slow but within the plugin's deadline (PAYIN_TIMEOUT_MS 3000): every call answered late
+      sandbox.setFaults([{ route: "*", delayMs: f.delayMs ?? 1_000, probability: 1 }])
+      return async () => sandbox.clearFaults()
+    case "webhooks_dropped":
+      topology.webhooks = "drop"
+      return async () => void (topology.webhooks = "pass")
+    case "webhook_url_broken":
+      topology.webhooks = f.broken === "close" ? "close" : "502"
+      return async () => void (topology.webhooks = "pass")
     case "webhooks_shuffled":
       sandbox.updateMerchant({ webhookMode: "shuffled", webhookShuffleWindowMs: 2_000 })
       return async () => void sandbox.updateMerchant({ webhookMode: "in_order" })
@@ -112,7 +148,8 @@ export function runFaults(topology: Topology, plan: PlannedFault[], startedAt: n
       try {
         f.startedAt = Date.now()
         end = await begin(topology, f)
-        log(`fault ${f.kind} began (${f.forMs} ms${f.probability !== undefined ? `, probability ${f.probability}` : ""})`)
+        const how = [f.probability !== undefined && `probability ${f.probability}`, f.delayMs !== undefined && `delay ${f.delayMs} ms`, f.broken && `answers ${f.broken}`]
+        log(`fault ${f.kind} began (${[`${f.forMs} ms`, ...how.filter(Boolean)].join(", ")})`)
         await Promise.race([sleep(f.forMs), stopped])
       } catch (error: any) {
         f.error = String(error?.message ?? error).slice(0, 500)

@@ -81,7 +81,7 @@ export function markdown(r: SoakReport): string {
   lines.push(`| **all** | ${total.begun} | ${total.placed} | ${total.payFirst} | ${total.aborted} |`)
   lines.push("")
   lines.push(`Store API answers: ${Object.entries(r.storeAnswers).sort().map(([s, n]) => `${s}: ${n}`).join(", ")}. ` +
-    `Webhooks through the balancer: ${r.balancer.forwarded} forwarded, ${r.balancer.duplicated} duplicated, ${r.balancer.refused} refused (no server up). ` +
+    `Webhooks through the balancer: ${r.balancer.forwarded} forwarded, ${r.balancer.duplicated} duplicated, ${r.balancer.refused} refused (no server up), ${r.balancer.dropped} dropped and ${r.balancer.broken} refused by a fault. ` +
     `Drain: Reconcile now for ${r.drain.reconciledNow} pay-ins; left at the end: ${r.drain.left.inbox} inbox entries, ${r.drain.left.effects} effects. ` +
     `Money: ${r.audit.money.payinsPaid} pay-ins paid (${r.audit.money.late} after their window, ${r.audit.money.lateCaptured} of them captured), ` +
     `${(r.audit.money.arrived / 100).toFixed(2)} arrived, ${(r.audit.money.captured / 100).toFixed(2)} captured.`)
@@ -105,7 +105,8 @@ export function markdown(r: SoakReport): string {
   lines.push("|---|---|---|---|---|---|")
   for (const f of r.faults) {
     const secs = f.startedAt && f.endedAt ? ((f.endedAt - f.startedAt) / 1000).toFixed(1) : "–"
-    const note = f.skipped ?? f.error ?? (f.probability !== undefined ? `probability ${f.probability}` : "")
+    const how = [f.probability !== undefined && `probability ${f.probability}`, f.delayMs !== undefined && `delay ${f.delayMs} ms`, f.broken && `answers ${f.broken}`].filter(Boolean)
+    const note = f.skipped ?? f.error ?? how.join(", ")
     lines.push(`| ${f.kind} | ${f.lane} | ${time(f.startedAt)} | ${time(f.endedAt)} | ${secs} | ${cell(note)} |`)
   }
   lines.push("")

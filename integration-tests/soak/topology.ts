@@ -25,7 +25,9 @@ const DATABASE = "payin_soak"
 export type Role = "serverA" | "serverB" | "worker"
 export const ROLES: readonly Role[] = ["serverA", "serverB", "worker"]
 
-export type BalancerStats = { forwarded: number; duplicated: number; refused: number }
+export type BalancerStats = { forwarded: number; duplicated: number; refused: number; dropped: number; broken: number }
+/** What the balancer does with a webhook: forward it; answer 200 and drop it; answer 502; close the connection unanswered. */
+export type WebhookPath = "pass" | "drop" | "502" | "close"
 
 export interface Topology {
   databaseUrl: string
@@ -44,6 +46,8 @@ export interface Topology {
   restart(role: Role): Promise<void>
   /** While on, the balancer sends each webhook to both servers. */
   duplicateWebhooks: boolean
+  /** The webhooks dropped or the URL broken for a while (a fault); "pass" otherwise. */
+  webhooks: WebhookPath
   balancer: BalancerStats
   /** Processes that exited without being killed by a fault (found when asked for, or at a restart). */
   exits: string[]
@@ -141,7 +145,7 @@ async function start(prng: Prng, log: (line: string) => void, undo: (() => Promi
   if (failed) throw (failed as PromiseRejectedResult).reason
   log(`two servers and the worker booted in ${Date.now() - bootStarted} ms`)
 
-  const balancer: BalancerStats = { forwarded: 0, duplicated: 0, refused: 0 }
+  const balancer: BalancerStats = { forwarded: 0, duplicated: 0, refused: 0, dropped: 0, broken: 0 }
   const pick = prng.fork("balancer")
   const exits: string[] = []
   /** The process of a role while it runs; one that exited by itself is noted and counted as down. */
@@ -189,6 +193,7 @@ async function start(prng: Prng, log: (line: string) => void, undo: (() => Promi
       }
     },
     duplicateWebhooks: false,
+    webhooks: "pass",
     balancer,
     logs: () => ({
       ...Object.fromEntries(ROLES.map((r) => [r, procs[r]?.log().slice(-20_000) ?? "(down)"])),
@@ -223,6 +228,19 @@ async function start(prng: Prng, log: (line: string) => void, undo: (() => Promi
     req.on("data", (c) => chunks.push(c))
     req.on("end", async () => {
       const body = Buffer.concat(chunks).toString("utf8")
+      const webhookPath = topology.webhooks
+      if (webhookPath === "drop") {
+        // a balancer or proxy that loses it after answering: the service thinks it delivered
+        balancer.dropped++
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ received: true }))
+        return
+      }
+      if (webhookPath === "502" || webhookPath === "close") {
+        balancer.broken++
+        if (webhookPath === "close") req.socket.destroy()
+        else res.writeHead(502, { "content-type": "application/json" }).end(JSON.stringify({ message: "bad gateway" }))
+        return
+      }
       const signature = String(req.headers["x-signature"] ?? "")
       const first: "serverA" | "serverB" = pick.chance(0.5) ? "serverA" : "serverB"
       const order = [first, first === "serverA" ? "serverB" : "serverA"] as const
