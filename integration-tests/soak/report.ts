@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "fs"
 import path from "path"
 import { type AuditResult, type DrainReport, INVARIANTS, type Invariant, type PayinRecords, type Violation } from "./auditor"
 import type { FaultRecord } from "./faults"
+import type { ActionRecord } from "./merchant"
 import type { Planted } from "./plants"
 import { CHECKOUT_KINDS, type Checkout, type ServerError, type StoreAnswers } from "./shoppers"
 import type { BalancerStats } from "./topology"
@@ -23,6 +24,8 @@ export type SoakReport = {
   serverErrors: ServerError[]
   balancer: BalancerStats
   faults: FaultRecord[]
+  /** The merchants' actions through the admin API, with their times and answers. */
+  merchant: ActionRecord[]
   audit: AuditResult & { violations: Violation[] }
   payins: number
   /** The three records of every pay-in, as the auditor compared them. */
@@ -108,6 +111,13 @@ export function markdown(r: SoakReport): string {
     const how = [f.probability !== undefined && `probability ${f.probability}`, f.delayMs !== undefined && `delay ${f.delayMs} ms`, f.broken && `answers ${f.broken}`].filter(Boolean)
     const note = f.skipped ?? f.error ?? how.join(", ")
     lines.push(`| ${f.kind} | ${f.lane} | ${time(f.startedAt)} | ${time(f.endedAt)} | ${secs} | ${cell(note)} |`)
+  }
+  lines.push("")
+  lines.push("| merchant action | began | seconds | target | answer |")
+  lines.push("|---|---|---|---|---|")
+  for (const a of r.merchant) {
+    const secs = a.startedAt && a.endedAt ? ((a.endedAt - a.startedAt) / 1000).toFixed(1) : "–"
+    lines.push(`| ${a.kind} | ${time(a.startedAt)} | ${secs} | ${cell(a.target ?? "–")} | ${cell(a.skipped ?? a.error ?? a.answer ?? "–")} |`)
   }
   lines.push("")
   lines.push("| invariant | checks | violations |")

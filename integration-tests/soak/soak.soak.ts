@@ -6,6 +6,7 @@ import path from "path"
 import { audit, collectRecords, drain, faultsAround } from "./auditor"
 import { planFaults, runFaults } from "./faults"
 import { soakOptions } from "./options"
+import { planMerchant, runMerchant } from "./merchant"
 import { PLANTS, type Planted, judgePlant, readPlanted, writePlantPlugin } from "./plants"
 import { Prng } from "./prng"
 import { checkoutsByKind, writeReport } from "./report"
@@ -34,7 +35,7 @@ it(title, async () => {
   const started = Date.now()
   const root = new Prng(options.seed)
   // one stream per part, forked before any is drawn from: each part's choices depend on the seed alone
-  const streams = { topology: root.fork("topology"), shoppers: root.fork("shoppers"), faults: root.fork("faults") }
+  const streams = { topology: root.fork("topology"), shoppers: root.fork("shoppers"), faults: root.fork("faults"), merchant: root.fork("merchant") }
   const plant = options.plant ? writePlantPlugin(path.join(options.out, "plant"), options.plant) : null
   if (plant) log(`planting ${options.plant}: ${PLANTS[options.plant!].what}`)
   topology = await startTopology(streams.topology, log, { testPlugins: plant ? [plant.plugin] : [] })
@@ -42,8 +43,10 @@ it(title, async () => {
 
   const loadMs = options.minutes * 60_000
   const plan = planFaults(streams.faults, loadMs)
-  log(`load for ${options.minutes} min: ${options.shoppers} shoppers, ${plan.length} faults planned`)
+  const merchantPlan = planMerchant(streams.merchant.fork("plan"), loadMs)
+  log(`load for ${options.minutes} min: ${options.shoppers} shoppers, ${plan.length} faults and ${merchantPlan.length} merchant actions planned`)
   const faults = runFaults(topology, plan, booted, log)
+  const merchant = runMerchant(topology, merchantPlan, streams.merchant.fork("acts"), booted, log)
   const t = topology
   let supervising = Promise.resolve()
   const supervisor = setInterval(() => (supervising = supervising.then(() => t.supervise()).catch((e) => log(`restart failed: ${e}`))), 5_000)
@@ -53,6 +56,7 @@ it(title, async () => {
   } finally {
     clearInterval(supervisor)
     await faults.stop()
+    await merchant.stop()
     await supervising
   }
   const loaded = Date.now()
@@ -82,6 +86,7 @@ it(title, async () => {
     serverErrors: run.serverErrors,
     balancer: topology.balancer,
     faults: faults.records,
+    merchant: merchant.records,
     audit: result,
     payins: records.length,
     records,

@@ -46,6 +46,8 @@ export interface Topology {
   restart(role: Role): Promise<void>
   /** While on, the balancer sends each webhook to both servers. */
   duplicateWebhooks: boolean
+  /** The API key the service has now (SOAK_KEY until a merchant rotates it). */
+  serviceKey: string
   /** The webhooks dropped or the URL broken for a while (a fault); "pass" otherwise. */
   webhooks: WebhookPath
   balancer: BalancerStats
@@ -193,6 +195,7 @@ async function start(prng: Prng, log: (line: string) => void, undo: (() => Promi
       }
     },
     duplicateWebhooks: false,
+    serviceKey: SOAK_KEY,
     webhooks: "pass",
     balancer,
     logs: () => ({
