@@ -1,5 +1,5 @@
 // Jest configuration for the whole repository (kept here so the top level stays clean).
-// TEST_TYPE=unit        -> src/**/__tests__/*.unit.spec.ts (pure logic, no database)
+// TEST_TYPE=unit        -> src/**/__tests__/*.unit.spec.ts, integration-tests/soak/*.unit.spec.ts (pure logic, no database)
 // TEST_TYPE=integration -> integration-tests/**/*.spec.ts (real Medusa, real PostgreSQL, real HTTP)
 // TEST_TYPE=soak        -> integration-tests/soak/**/*.soak.ts (npm run soak)
 const path = require("path")
@@ -39,14 +39,15 @@ const type = process.env.TEST_TYPE ?? "unit"
 if (type === "unit") {
   module.exports = {
     ...base,
-    testMatch: ["<rootDir>/src/**/__tests__/**/*.unit.spec.[jt]s?(x)"],
+    // the soak's pure parts (its auditor's rules, schedules) beside it: integration-tests/soak/*.unit.spec.ts
+    testMatch: ["<rootDir>/src/**/__tests__/**/*.unit.spec.[jt]s?(x)", "<rootDir>/integration-tests/soak/*.unit.spec.[jt]s?(x)"],
     testTimeout: 30000,
   }
 } else if (type === "integration") {
   module.exports = {
     ...base,
     testMatch: ["<rootDir>/integration-tests/**/*.spec.[jt]s?(x)"],
-    testPathIgnorePatterns: ["/node_modules/", "<rootDir>/integration-tests/app/", "<rootDir>/integration-tests/storefront-next/"],
+    testPathIgnorePatterns: ["/node_modules/", "<rootDir>/integration-tests/app/", "<rootDir>/integration-tests/storefront-next/", "\\.unit\\.spec\\."],
     globalSetup: "<rootDir>/integration-tests/support/global-setup.mjs",
     globalTeardown: "<rootDir>/integration-tests/support/global-teardown.mjs",
     testTimeout: 180000,

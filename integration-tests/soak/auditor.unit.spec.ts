@@ -1,0 +1,171 @@
+// The soak's pure parts: the auditor's flag rules and 5xx classification, the plant's judgement,
+// the merchants' and the faults' schedules (TEST_TYPE=unit; the soak itself is npm run soak).
+import { type PayinRecords, audit, classifyServerErrors, expectedFlags } from "./auditor"
+import { type FaultRecord, planFaults } from "./faults"
+import { MERCHANT_ACTIONS, planMerchant } from "./merchant"
+import { judgePlant } from "./plants"
+import { Prng } from "./prng"
+import type { ServerError, ServiceMove } from "./shoppers"
+
+const move = (action: string, status: string, fiatAmount: string | null = "1790.00", fiatCurrency = "RUB"): ServiceMove => ({
+  action,
+  at: 0,
+  http: 200,
+  status,
+  fiatAmount,
+  fiatCurrency,
+})
+
+/** A pay-in of 1,790.00 RUB with an order of that total; captured as given, the ledger with `flags`. */
+function record(moves: ServiceMove[], opts: { captured?: number; flags?: string[]; order?: boolean; status?: string } = {}): PayinRecords {
+  const captured = opts.captured ?? 0
+  const last = [...moves].reverse().find((m) => m.http === 200)
+  const status = opts.status ?? last?.status ?? "active"
+  return {
+    payinId: "tx_1",
+    sessionId: "payses_1",
+    service: { status, fiatAmount: last?.fiatAmount ?? "1790.00", fiatCurrency: "RUB" },
+    moves,
+    window: null,
+    medusa: {
+      session: { amount: 179_000, currency: "rub", collectionId: "pay_col_1", deleted: false },
+      payments: captured ? [{ id: "pay_1", amount: 179_000, canceled: false, captures: [captured] }] : [],
+      order:
+        opts.order === false
+          ? null
+          : { id: "order_1", status: "pending", total: 179_000, paymentStatus: captured >= 179_000 ? "captured" : captured ? "partially_captured" : "awaiting", captured, transactions: captured },
+    },
+    ledger: { id: "payin_1", status, flagKinds: opts.flags ?? [], effectPending: null, orderId: "order_1", history: [] },
+  }
+}
+
+const want = (r: PayinRecords, captured = 0) => expectedFlags(r, { captured, siblingPaid: false, sessionShared: false })
+
+describe("expectedFlags: the README's flag rules from the service's moves and Medusa's records", () => {
+  it("paid exactly: no flag required", () => {
+    expect(want(record([move("pay", "closed")]), 179_000).required).toEqual([])
+  })
+
+  it("closed for less after a dispute before payment: underpayment only (no dispute_after_payment)", () => {
+    const r = record([move("dispute", "dispute"), move("recalculate", "re_calculation", "1500.00"), move("close", "closed", "1500.00")])
+    expect(want(r, 150_000).required).toEqual(["underpayment"])
+  })
+
+  it("closed for more: overpayment", () => {
+    const r = record([move("dispute", "dispute"), move("recalculate", "re_calculation", "2000.00"), move("close", "closed", "2000.00")])
+    expect(want(r, 179_000).required).toEqual(["overpayment"])
+  })
+
+  it("recalculated to less after the payment: dispute_after_payment and underpayment", () => {
+    const r = record([move("pay", "closed"), move("dispute", "dispute"), move("recalculate", "re_calculation", "1500.00")])
+    expect(want(r, 179_000).required).toEqual(["dispute_after_payment", "underpayment"])
+  })
+
+  it("received in another currency: underpayment", () => {
+    expect(want(record([move("pay", "closed", "20.00", "USD")])).required).toEqual(["underpayment"])
+  })
+
+  it("paid after the service canceled it: late_payment when nothing was captured, allowed but not required when captured", () => {
+    const r = record([move("expire", "canceled"), move("dispute", "dispute"), move("close", "closed")])
+    expect(want(r, 0).required).toEqual(["late_payment"])
+    expect(want(r, 179_000).required).toEqual([])
+    expect(want(r, 179_000).allowed).toContain("late_payment")
+  })
+
+  it("money without an order: paid_without_order (stray_payment once the session was deleted)", () => {
+    const r = record([move("pay", "closed")], { order: false })
+    expect(want(r).required).toEqual(["paid_without_order"])
+    r.medusa.session!.deleted = true
+    expect(want(r).required).toEqual(["stray_payment"])
+  })
+
+  it("a move the service refused counts for nothing", () => {
+    const refused = { ...move("recalculate", "re_calculation", "1500.00"), http: 409 }
+    expect(want(record([move("pay", "closed"), refused]), 179_000).required).toEqual([])
+  })
+
+  it("audit counts a missing and an unexpected flag under flags_match", () => {
+    const underpaid = record([move("dispute", "dispute"), move("recalculate", "re_calculation", "1500.00"), move("close", "closed", "1500.00")], { captured: 150_000 })
+    const stray = { ...record([move("pay", "closed")], { captured: 179_000, flags: ["stray_payment"] }), payinId: "tx_2", sessionId: "payses_2" }
+    stray.medusa.order = { ...stray.medusa.order!, id: "order_2" }
+    const result = audit([underpaid, stray])
+    expect(result.invariants.flags_match).toEqual({ checks: 2, violations: 2 })
+    expect(result.flags).toEqual({ missing: { underpayment: 1 }, unexpected: { stray_payment: 1 } })
+    expect(result.violations.map((v) => v.invariant)).toEqual(["flags_match", "flags_match"])
+  })
+
+  it("audit of records that agree: no violation", () => {
+    const r = record([move("dispute", "dispute"), move("recalculate", "re_calculation", "1500.00"), move("close", "closed", "1500.00")], {
+      captured: 150_000,
+      flags: ["underpayment"],
+    })
+    expect(audit([r]).violations).toEqual([])
+  })
+})
+
+describe("classifyServerErrors", () => {
+  const fault = (kind: FaultRecord["kind"], startedAt: number, endedAt: number): FaultRecord => ({ lane: "process", kind, atMs: 0, forMs: 0, startedAt, endedAt })
+  const error = (at: number, request: string, status = 500, body = "{}"): ServerError => ({ at, request, status, body })
+  const faults = [fault("postgres_restart_fast", 10_000, 20_000), { ...fault("service_5xx", 100_000, 130_000), lane: "service" as const }]
+
+  it("Medusa core's 5xx within a PostgreSQL restart and 30 s after it are known, counted by the fault", () => {
+    const out = classifyServerErrors([error(15_000, "POST /store/carts/:id/shipping-methods"), error(49_000, "POST /store/carts")], faults)
+    expect(out.known).toEqual({ [`postgres_restart_fast ${new Date(10_000).toISOString().slice(11, 19)}`]: 2 })
+    expect(out.violations).toEqual([])
+  })
+
+  it("a plugin route's 503 during a service fault is allowed; its 500 there, or anything outside a window, is a violation", () => {
+    const out = classifyServerErrors(
+      [
+        error(110_000, "GET /store/payin/banks", 503, `{"code":"payin_unavailable"}`),
+        error(111_000, "GET /store/payin/banks", 500),
+        error(15_000, "GET /store/payin/status", 500),
+        error(60_000, "POST /store/carts/:id/complete", 500),
+      ],
+      faults
+    )
+    expect(out.allowed).toBe(1)
+    expect(out.violations.map((v) => v.error.at)).toEqual([111_000, 15_000, 60_000])
+  })
+
+  it("audit counts one check per store answer and the violations", () => {
+    const result = audit([], { serverErrors: [error(60_000, "POST /store/carts/:id/complete")], faults, answered: 40 })
+    expect(result.invariants.no_5xx_outside_faults).toEqual({ checks: 40, violations: 1 })
+    expect(result.violations[0]).toMatchObject({ invariant: "no_5xx_outside_faults", payinId: "(store API)" })
+  })
+})
+
+describe("judgePlant", () => {
+  const planted = { payinId: "tx_1", ledgerId: "payin_1", orderId: "order_1", paymentId: "pay_1", amount: 1790, at: 0 }
+  const v = (invariant: any, payinId = "tx_1") => ({ invariant, payinId, orderId: null, detail: "" })
+
+  it("passes when exactly the planted pay-in's double capture is reported", () => {
+    expect(judgePlant("double_capture", planted, [v("captured_equals_arrived"), v("captured_once")])).toEqual([])
+    expect(judgePlant("double_capture", planted, [v("captured_equals_arrived"), v("captured_once"), v("order_records_agree")])).toEqual([])
+  })
+
+  it("fails when the auditor missed it, reported something else, or the plant never ran", () => {
+    expect(judgePlant("double_capture", planted, [v("captured_once")])).toHaveLength(1)
+    expect(judgePlant("double_capture", planted, [v("captured_equals_arrived"), v("captured_once"), v("flags_match")])).toHaveLength(1)
+    expect(judgePlant("double_capture", planted, [v("captured_equals_arrived"), v("captured_once"), v("captured_once", "tx_2")])).toHaveLength(1)
+    expect(judgePlant("double_capture", null, [])).toHaveLength(1)
+  })
+})
+
+describe("schedules", () => {
+  it("merchants: each kind once first, in the load's time, the same for one seed", () => {
+    const plan = planMerchant(new Prng(1).fork("merchant").fork("plan"), 3 * 60_000)
+    expect(plan.slice(0, 4).map((a) => a.kind).sort()).toEqual([...MERCHANT_ACTIONS].sort())
+    expect(plan.every((a) => a.atMs >= 15_000 && a.atMs < 3 * 60_000 - 20_000)).toBe(true)
+    expect(planMerchant(new Prng(1).fork("merchant").fork("plan"), 3 * 60_000)).toEqual(plan)
+  })
+
+  it("faults: the service slow stays within the 3 s deadline, the broken URL says how it fails", () => {
+    const plan = planFaults(new Prng(7), 120 * 60_000)
+    const slow = plan.filter((f) => f.kind === "service_slow")
+    const broken = plan.filter((f) => f.kind === "webhook_url_broken")
+    expect(slow.length && broken.length && plan.some((f) => f.kind === "webhooks_dropped")).toBeTruthy()
+    expect(slow.every((f) => f.delayMs! >= 500 && f.delayMs! <= 2_000)).toBe(true)
+    expect(broken.every((f) => f.broken === "502" || f.broken === "close")).toBe(true)
+  })
+})
