@@ -97,7 +97,9 @@ async function query<T = any>(databaseUrl: string, sql: string, params: unknown[
   }
 }
 
-const answerOf = (r: { status: number; data: any }) => `${r.status}${r.status >= 400 && r.data?.code ? ` ${r.data.code}` : r.status >= 400 && r.data?.type ? ` ${r.data.type}` : ""}`
+/** "200", or a refusal's status, code or type and the start of its message (no key is ever in one: the plugin's rule). */
+const answerOf = (r: { status: number; data: any }) =>
+  r.status < 400 ? String(r.status) : `${r.status} ${r.data?.code ?? r.data?.type ?? ""}: ${String(r.data?.message ?? "").slice(0, 160)}`
 
 /** Does one action; fills in its target and answer (or why it was skipped). */
 async function act(topology: Topology, prng: Prng, a: ActionRecord, keys: { rotations: number }): Promise<void> {
@@ -127,7 +129,8 @@ async function act(topology: Topology, prng: Prng, a: ActionRecord, keys: { rota
         ? []
         : await query(
             topology.databaseUrl,
-            `select l.id, p.id as payment_id from payin_transaction l
+            `select l.id, p.id as payment_id, (p.amount - coalesce((select sum(c.amount) from capture c where c.payment_id = p.id and c.deleted_at is null), 0))::text as rest
+             from payin_transaction l
              join payment p on p.payment_session_id = l.session_id and p.deleted_at is null and p.canceled_at is null
              where l.deleted_at is null and 'underpayment' = any(l.flag_kinds) and l.captured_at is not null
                and coalesce((select sum(c.amount) from capture c where c.payment_id = p.id and c.deleted_at is null), 0) < p.amount
@@ -136,8 +139,10 @@ async function act(topology: Topology, prng: Prng, a: ActionRecord, keys: { rota
       const rows = pending.length ? pending : underpaid
       if (!rows.length) return void (a.skipped = "no pay-in paid and not captured, none underpaid")
       const row = prng.pick(rows)
-      a.target = `${row.id} (payment ${row.payment_id}, ${pending.length ? "paid, not captured" : "underpaid, the rest"})`
-      a.answer = answerOf(await admin("POST", `/admin/payments/${row.payment_id}/capture`, {}))
+      a.target = `${row.id} (payment ${row.payment_id}, ${pending.length ? "paid, not captured" : `underpaid, the rest ${row.rest}`})`
+      // the whole payment when nothing is captured; the rest of an underpaid one (with no amount Medusa
+      // would ask for the whole payment again and refuse it itself, before the provider is asked)
+      a.answer = answerOf(await admin("POST", `/admin/payments/${row.payment_id}/capture`, pending.length ? {} : { amount: Number(row.rest) }))
       return
     }
     case "setting_changed": {
