@@ -1,8 +1,18 @@
 import http from "http"
 import net from "net"
 
-/** A TCP port free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
+const { reservePort } = require("./port-reservation.js") as { reservePort: (port: number) => boolean }
+
+/** A TCP port free on 127.0.0.1 right now, and handed out to no other test process lately. */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await anyFreePort()
+    if (reservePort(port)) return port
+  }
+  throw new Error("freePort: the OS kept handing out ports reserved by other test processes")
+}
+
+function anyFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer()
     srv.on("error", reject)

@@ -22,7 +22,18 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 const here = path.dirname(fileURLToPath(import.meta.url))
 const isRoot = typeof process.getuid === "function" && process.getuid() === 0
 
+const { reservePort } = createRequire(import.meta.url)("./port-reservation.js")
+
+/** A TCP port free right now, and handed out to no other test process lately (port-reservation.js). */
 export async function freePort(host = "127.0.0.1") {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await anyFreePort(host)
+    if (reservePort(port)) return port
+  }
+  throw new Error("freePort: the OS kept handing out ports reserved by other test processes")
+}
+
+function anyFreePort(host) {
   return new Promise((resolve, reject) => {
     const srv = net.createServer()
     srv.unref()
