@@ -341,6 +341,63 @@ describe("sandbox control API: clock, merchant, faults, listings", () => {
     })
   })
 
+  describe("what the merchant was told: the lookup log", () => {
+    it("logs each lookup answered (by id, by external id) with the status it said, not one the client gave up on; DELETE and reset clear it", async () => {
+      const tx = await create({ extra: { externalTransactionId: "look-1" } })
+      expect((await call(base, "GET", `/payment/trading/${tx.id}`)).status).toBe(200)
+      await call(base, "POST", `/_sandbox/transactions/${tx.id}/pay`, { apiKey: null })
+      expect((await call(base, "GET", "/payment/trading/external/look-1")).status).toBe(200)
+      // an unknown id, a wrong key and a control API read are no lookups answered to the merchant
+      expect((await call(base, "GET", "/payment/trading/external/nope")).status).toBe(404)
+      expect((await call(base, "GET", `/payment/trading/${tx.id}`, { apiKey: "wrong" })).status).toBe(401)
+      await call(base, "GET", `/_sandbox/transactions/${tx.id}`, { apiKey: null })
+      // answered after the client's deadline: the merchant never read it
+      await call(base, "PUT", "/_sandbox/faults", { apiKey: null, body: [{ route: "GET /payment/trading/{id}", delayMs: 400, count: 1 }] })
+      const late = request(`${base}/payment/trading/${tx.id}`, { headers: { "x-api-key": API_KEY }, headersTimeout: 100 })
+      await expect(late).rejects.toBeInstanceOf(errors.HeadersTimeoutError)
+      await new Promise((r) => setTimeout(r, 700))
+
+      const log = await call(base, "GET", "/_sandbox/lookups", { apiKey: null })
+      expect(log.status).toBe(200)
+      expect(log.body).toEqual([
+        { transactionId: tx.id, by: "id", status: "active", fiatAmount: "1500.00", fiatCurrency: "RUB", time: expect.stringMatching(ISO_MS) },
+        { transactionId: tx.id, by: "external", status: "closed", fiatAmount: "1500.00", fiatCurrency: "RUB", time: expect.stringMatching(ISO_MS) },
+      ])
+      expect(sandbox.lookups()).toEqual(log.body)
+      expect((await call(base, "DELETE", "/_sandbox/lookups", { apiKey: null })).body).toEqual([])
+      await call(base, "GET", `/payment/trading/${tx.id}`)
+      expect(sandbox.lookups()).toHaveLength(1)
+      await call(base, "POST", "/_sandbox/reset", { apiKey: null })
+      expect(sandbox.lookups()).toEqual([])
+    })
+  })
+
+  describe("paid as another amount or in another currency", () => {
+    const pay = (id: string, body?: unknown) => call(base, "POST", `/_sandbox/transactions/${id}/pay`, { apiKey: null, ...(body !== undefined ? { body } : {}) })
+
+    it("converts the amount at the sandbox's rates when only the currency is given, and says so in the webhook", async () => {
+      const tx = await create({ fiatAmount: 1500 })
+      const paid = await pay(tx.id, { fiatCurrency: "usd" })
+      expect(paid.status).toBe(200)
+      // 1,500.00 RUB at 96.45 per USDT is 15.55 USD at 1.00; crypto and fee follow at the new rate
+      expect(paid.body).toMatchObject({ status: "closed", fiatAmount: "15.55", fiatCurrency: "USD", currencyRate: "1.00", cryptoAmount: "15550000", merchantFee: "388750" })
+      const [hook] = await receiver.waitFor(1)
+      expect(hook.body).toMatchObject({ id: tx.id, status: "closed", fiatAmount: "15.55", fiatCurrency: "USD" })
+    })
+
+    it("takes another amount (with or without a currency); refuses an unserved currency, a bad amount or an unknown key", async () => {
+      const tx = await create({ fiatAmount: 1500 })
+      expect((await pay(tx.id, { fiatCurrency: "XYZ" })).status).toBe(400)
+      expect((await pay(tx.id, { fiatAmount: "0.00" })).status).toBe(400)
+      expect((await pay(tx.id, { fiatAmount: "12.345" })).status).toBe(400)
+      expect((await pay(tx.id, { amount: 1 })).status).toBe(400)
+      expect(sandbox.transaction(tx.id)!.status).toBe("active")
+      expect((await pay(tx.id, { fiatAmount: "1400.00" })).body).toMatchObject({ status: "closed", fiatAmount: "1400.00", fiatCurrency: "RUB" })
+      const other = await create({ fiatAmount: 1501 })
+      expect((await pay(other.id, { fiatAmount: "20.00", fiatCurrency: "EUR" })).body).toMatchObject({ fiatAmount: "20.00", fiatCurrency: "EUR", currencyRate: "0.92" })
+    })
+  })
+
   describe("faults", () => {
     afterEach(async () => {
       await call(base, "DELETE", "/_sandbox/faults", { apiKey: null })

@@ -25,6 +25,12 @@ export const INVARIANTS = {
 } as const
 export type Invariant = keyof typeof INVARIANTS
 
+/**
+ * One thing the service told the store about a pay-in, measured outside the plugin: a callback the
+ * balancer forwarded to a server that answered 2xx, or a lookup the sandbox answered (its lookup log).
+ */
+export type Told = { at: number; via: "callback" | "lookup"; status: string; fiatAmount: string | null; fiatCurrency: string | null }
+
 /** Amounts in cents (the demo store sells in RUB, two decimals). */
 export type PayinRecords = {
   payinId: string
@@ -32,6 +38,8 @@ export type PayinRecords = {
   service: { status: string; fiatAmount: string; fiatCurrency: string }
   /** The control API's answers to the shoppers' moves, in order (none for a pay-in nobody moved). */
   moves: ServiceMove[]
+  /** What the store was told, in time order; absent: every move (the unit tables' default). */
+  told?: Told[]
   /** When the checkout began and ended (the harness's clock), for the faults around it. */
   window: { from: number; to: number } | null
   medusa: {
@@ -85,6 +93,43 @@ export function arrivedOf(moves: readonly ServiceMove[]): { cents: number; closi
   return arrived
 }
 
+export type StoreKnew = {
+  /** The moves the store was told of (indices into `moves`). */
+  moves: Set<number>
+  /** The store was told the pay-in `closed` at some point, or it ends `closed` (the drain's Reconcile now looks it up). */
+  paid: boolean
+  /** The `closed` states it was told (the final one when it was told none): the amounts the store may book. */
+  closings: { cents: number; currency: string }[]
+}
+
+const sameState = (m: ServiceMove, t: Told) =>
+  m.status === t.status && m.fiatAmount === t.fiatAmount && (m.fiatCurrency ?? "").toLowerCase() === (t.fiatCurrency ?? "").toLowerCase()
+
+/**
+ * Which of the service's moves the store was told of. A callback or a lookup answer carries a
+ * state, not a move: it is matched to the latest move into that state sent before it arrived (a
+ * retried callback of a first `closed` arriving after a second `closed` of the same amount counts
+ * as the second: the store cannot tell them apart, and so nothing is required of it for the first).
+ */
+export function storeKnew(r: PayinRecords): StoreKnew {
+  const done = r.moves.map((m, i) => [m, i] as const).filter(([m]) => m.http === 200 && m.status)
+  const finalClosed = r.service.status === "closed"
+  const finalClosing = { cents: cents(r.service.fiatAmount), currency: r.service.fiatCurrency }
+  if (!r.told) {
+    const closings = done.filter(([m]) => m.status === "closed" && m.fiatAmount).map(([m]) => ({ cents: cents(m.fiatAmount), currency: m.fiatCurrency ?? "" }))
+    return { moves: new Set(done.map(([, i]) => i)), paid: closings.length > 0 || finalClosed, closings: closings.length || !finalClosed ? closings : [finalClosing] }
+  }
+  const moves = new Set<number>()
+  const closings: StoreKnew["closings"] = []
+  for (const t of r.told) {
+    const match = [...done].reverse().find(([m]) => (m.sentAt ?? m.at) <= t.at && sameState(m, t))
+    if (match) moves.add(match[1])
+    if (t.status === "closed" && t.fiatAmount) closings.push({ cents: cents(t.fiatAmount), currency: t.fiatCurrency ?? "" })
+  }
+  if (!closings.length && finalClosed) closings.push(finalClosing)
+  return { moves, paid: closings.length > 0, closings }
+}
+
 const DISPUTE_STATUSES = ["dispute", "checking", "re_calculation"]
 /** Flags whose raising depends on the store's own attempts and timing, not on the three records: never required, never unexpected. */
 const UNDERIVED_FLAGS = ["capture_failed", "order_cancel_failed"]
@@ -95,7 +140,10 @@ export type ExpectedFlags = { required: string[]; allowed: string[] }
  * The flags a pay-in's ledger row must carry (`required`) and may carry (`allowed`, the required
  * included), derived from the service's record (the moves' answers) and Medusa's (the session, its
  * captures, the order), by the rules README.md states (Which amount Medusa books; Reliability:
- * "The merchant sees every exception"):
+ * "The merchant sees every exception"). A move's flag is required only when the store was told
+ * of that move (`storeKnew`: `dispute_after_payment` only when it was told of a `closed` before
+ * the dispute); one it was never told of is allowed, not required. The money flags need the store
+ * to have been told the pay-in `closed`:
  * - `underpayment` / `overpayment`: at each move into `closed`, and into `re_calculation` after a
  *   payment, the amount (or currency) against the session's asked amount: less or another currency,
  *   more;
@@ -115,24 +163,41 @@ export function expectedFlags(
   const required = new Set<string>()
   const allowed = new Set<string>(UNDERIVED_FLAGS)
   const session = r.medusa.session
+  const knew = storeKnew(r)
+  // each move's flags, into `allowed` whatever the store knew, into `required` when it was told of
+  // the move (and, for a dispute, of a payment before it)
   let paid = false
-  for (const m of r.moves) {
-    if (m.http !== 200 || !m.status) continue
-    if (DISPUTE_STATUSES.includes(m.status) && paid) required.add("dispute_after_payment")
+  let toldPaid = false
+  r.moves.forEach((m, i) => {
+    if (m.http !== 200 || !m.status) return
+    const told = knew.moves.has(i)
+    const flag = (f: string, known: boolean) => {
+      allowed.add(f)
+      if (told && known) required.add(f)
+    }
+    if (DISPUTE_STATUSES.includes(m.status) && paid) flag("dispute_after_payment", toldPaid)
     if (session && m.fiatAmount && (m.status === "closed" || (m.status === "re_calculation" && paid))) {
       const other = (m.fiatCurrency ?? "").toLowerCase() !== session.currency.toLowerCase()
       const amount = cents(m.fiatAmount)
-      if (other || amount < session.amount) required.add("underpayment")
-      else if (amount > session.amount) required.add("overpayment")
+      const known = m.status === "closed" || toldPaid
+      if (other || amount < session.amount) flag("underpayment", known)
+      else if (amount > session.amount) flag("overpayment", known)
     }
-    if (m.status === "closed") paid = true
-  }
+    if (m.status === "closed") {
+      paid = true
+      if (told) toldPaid = true
+    }
+  })
   const arrived = arrivedOf(r.moves)
   if (arrived?.late) {
     allowed.add("late_payment")
-    if (context.captured === 0) required.add("late_payment")
+    if (context.captured === 0 && knew.paid) required.add("late_payment")
   }
-  if (arrived && !r.medusa.order) required.add(session && !session.deleted ? "paid_without_order" : "stray_payment")
+  if (arrived && !r.medusa.order) {
+    const flag = session && !session.deleted ? "paid_without_order" : "stray_payment"
+    allowed.add(flag)
+    if (knew.paid) required.add(flag)
+  }
   if (!arrived && r.service.status === "canceled" && context.siblingPaid) allowed.add("paid_elsewhere")
   if (context.sessionShared) allowed.add("unknown_payin")
   for (const f of required) allowed.add(f)
@@ -215,19 +280,25 @@ export function audit(records: readonly PayinRecords[], store: { serverErrors: r
       result.money.arrived += arrived.cents
       if (arrived.late) result.money.late++
       if (arrived.late && captured > 0) result.money.lateCaptured++
-      const sameCurrency = arrived.currency.toLowerCase() === session.currency.toLowerCase()
       const cap = order?.total ?? session.amount
+      const knew = storeKnew(r)
       // the service closed it for one amount, or (paid, then a dispute recalculated and closed it
-      // again) for several: the store books the one it learned first, a callback or a lookup
-      const dues = [...new Set(arrived.closings.map((a) => (sameCurrency ? Math.min(a, cap, session.amount) : 0)))]
+      // again) for several: the store books one it was told of, the first it learned
+      const dues = [...new Set(knew.closings.map((c) => (c.currency.toLowerCase() === session.currency.toLowerCase() ? Math.min(c.cents, cap, session.amount) : 0)))]
       const orderCanceled = order?.status === "canceled"
-      // a late payment is captured when the store had not ended the pay-in yet, else it is only flagged (README: Which amount Medusa books)
-      const ok = arrived.late
-        ? (captured === 0 && Boolean(r.ledger?.flagKinds.includes("late_payment"))) || (dues.includes(captured) && !orderCanceled)
-        : dues.includes(captured)
+      // a late payment is captured when the store had not ended the pay-in yet, else it is only
+      // flagged (README: Which amount Medusa books); money the store was never told of (every
+      // callback lost, the lookups saw only a dispute after it) is not booked until it is
+      const ok = !knew.paid
+        ? captured === 0
+        : arrived.late
+          ? (captured === 0 && Boolean(r.ledger?.flagKinds.includes("late_payment"))) || (dues.includes(captured) && !orderCanceled)
+          : dues.includes(captured)
       check("captured_equals_arrived", r, ok, () =>
         `arrived ${arrived.closings.map(money).join(", then ")} ${arrived.currency}${arrived.late ? " after the window" : ""}, order total ${money(cap)}, ` +
-        `captured ${money(captured)} (expected ${dues.map(money).join(" or ")}${arrived.late ? " or 0 with late_payment" : ""}); ledger flags ${JSON.stringify(r.ledger?.flagKinds ?? [])}`
+        `captured ${money(captured)} (expected ${
+          knew.paid ? `${dues.map(money).join(" or ")}${arrived.late ? " or 0 with late_payment" : ""}` : `0: the store was never told it closed, it ends ${r.service.status}`
+        }); told ${r.told ? r.told.map((t) => `${t.via} ${t.status} ${t.fiatAmount ?? ""}`).join(", ") || "nothing" : "(every move)"}; ledger flags ${JSON.stringify(r.ledger?.flagKinds ?? [])}`
       )
       if (captured > 0) {
         const live = payments.filter((p) => !p.canceled)
@@ -439,6 +510,18 @@ export async function collectRecords(topology: Topology, checkouts: readonly Che
   const capturedOf = new Map(db.orderCaptures.map((o) => [o.order_id, cents(o.captured)]))
   const transactionsOf = new Map(db.transactions.map((t) => [t.order_id, cents(t.total)]))
   const ledgerOf = new Map(db.ledger.map((l) => [l.service_id, l]))
+  // what the store was told: callbacks a server answered 2xx at the balancer, lookups the sandbox answered
+  const toldOf = new Map<string, Told[]>()
+  const tell = (id: string, t: Told) => (toldOf.get(id) ?? toldOf.set(id, []).get(id)!).push(t)
+  for (const c of topology.callbacks) {
+    if (c.path === "forwarded" && c.answer !== undefined && c.answer >= 200 && c.answer < 300) {
+      tell(c.transactionId, { at: c.at, via: "callback", status: c.status, fiatAmount: c.fiatAmount, fiatCurrency: c.fiatCurrency })
+    }
+  }
+  for (const l of topology.sandbox.lookups()) {
+    tell(l.transactionId, { at: Date.parse(l.time), via: "lookup", status: l.status, fiatAmount: l.fiatAmount, fiatCurrency: l.fiatCurrency })
+  }
+  for (const list of toldOf.values()) list.sort((a, b) => a.at - b.at)
   return service.map((t) => {
     const sessionId = String(t.extra?.externalTransactionId ?? "")
     const s = sessionOf.get(sessionId)
@@ -451,6 +534,7 @@ export async function collectRecords(topology: Topology, checkouts: readonly Che
       sessionId,
       service: { status: t.status, fiatAmount: t.fiatAmount, fiatCurrency: t.fiatCurrency },
       moves: c?.moves ?? [],
+      told: toldOf.get(t.id) ?? [],
       window: c ? { from: c.startedAt, to: c.endedAt ?? Date.now() } : null,
       medusa: {
         session: s ? { amount: cents(s.amount), currency: s.currency_code, collectionId: s.payment_collection_id, deleted: s.deleted } : null,

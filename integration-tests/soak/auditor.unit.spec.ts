@@ -1,6 +1,6 @@
 // The soak's pure parts: the auditor's flag rules and 5xx classification, the plant's judgement,
 // the merchants' and the faults' schedules (TEST_TYPE=unit; the soak itself is npm run soak).
-import { type PayinRecords, audit, classifyServerErrors, expectedFlags } from "./auditor"
+import { type PayinRecords, type Told, audit, classifyServerErrors, expectedFlags, storeKnew } from "./auditor"
 import { type FaultRecord, planFaults } from "./faults"
 import { MERCHANT_ACTIONS, planMerchant } from "./merchant"
 import { judgePlant } from "./plants"
@@ -100,6 +100,70 @@ describe("expectedFlags: the README's flag rules from the service's moves and Me
       flags: ["underpayment"],
     })
     expect(audit([r]).violations).toEqual([])
+  })
+})
+
+describe("what the store was told (seed 83: a paid callback lost, then a dispute before reconciliation's lookup)", () => {
+  /** The moves one second apart (sentAt = at), and what reached the store. */
+  const timed = (moves: ServiceMove[]) => moves.map((m, i) => ({ ...m, sentAt: i * 1_000, at: i * 1_000 + 5 }))
+  const told = (at: number, via: Told["via"], status: string, fiatAmount = "1790.00"): Told => ({ at, via, status, fiatAmount, fiatCurrency: "RUB" })
+  const shaped = (moves: ServiceMove[], heard: Told[], opts: { captured?: number; flags?: string[] } = {}) => ({ ...record(timed(moves), opts), told: heard })
+  const invariantsOf = (r: PayinRecords) => audit([r]).violations.map((v) => v.invariant)
+
+  it("paid → dispute, every callback lost, the lookup saw the dispute: nothing may be captured, no flag required", () => {
+    const moves = [move("pay", "closed"), move("dispute", "dispute")]
+    const heard = [told(60_000, "lookup", "dispute")]
+    expect(invariantsOf(shaped(moves, heard))).toEqual([])
+    expect(want(shaped(moves, heard)).required).toEqual([])
+    expect(want(shaped(moves, heard)).allowed).toContain("dispute_after_payment")
+    // booking money the store never heard of is a violation too
+    expect(invariantsOf(shaped(moves, heard, { captured: 179_000 }))).toEqual(["captured_equals_arrived"])
+    // told of the payment (its callback answered 200) then only the dispute's lookup: captured, and flagged
+    const paidHeard = [told(10, "callback", "closed"), ...heard]
+    expect(invariantsOf(shaped(moves, paidHeard, { captured: 179_000, flags: ["dispute_after_payment"] }))).toEqual([])
+    expect(invariantsOf(shaped(moves, paidHeard, { captured: 0 }))).toEqual(["captured_equals_arrived", "flags_match"])
+  })
+
+  it("paid → dispute → checking, all lost, looked up in checking: nothing captured, nothing required", () => {
+    const r = shaped([move("pay", "closed"), move("dispute", "dispute"), move("checking", "checking")], [told(60_000, "lookup", "checking")])
+    expect(invariantsOf(r)).toEqual([])
+    expect(want(r).required).toEqual([])
+  })
+
+  it("paid → re_calculation to less, all lost: the lookup's recalculation is no underpayment the store could know of", () => {
+    const moves = [move("pay", "closed"), move("dispute", "dispute"), move("recalculate", "re_calculation", "1500.00")]
+    const r = shaped(moves, [told(60_000, "lookup", "re_calculation", "1500.00")])
+    expect(invariantsOf(r)).toEqual([])
+    expect(want(r).required).toEqual([])
+    expect(want(r).allowed).toEqual(expect.arrayContaining(["dispute_after_payment", "underpayment"]))
+    // the callbacks reached it: both required
+    const heard = [told(10, "callback", "closed"), told(1_010, "callback", "dispute"), told(2_010, "callback", "re_calculation", "1500.00")]
+    expect(want(shaped(moves, heard), 179_000).required).toEqual(["dispute_after_payment", "underpayment"])
+  })
+
+  it("paid → dispute → re_calculation → closed, all lost, then looked up closed: captured the recalculated amount, underpayment only", () => {
+    const moves = [move("pay", "closed"), move("dispute", "dispute"), move("recalculate", "re_calculation", "1500.00"), move("close", "closed", "1500.00")]
+    const heard = [told(60_000, "lookup", "closed", "1500.00")]
+    const r = shaped(moves, heard, { captured: 150_000, flags: ["underpayment"] })
+    expect(invariantsOf(r)).toEqual([])
+    expect(want(r, 150_000).required).toEqual(["underpayment"])
+    // the first amount was never told: capturing it is not what arrived as far as the store knew
+    expect(invariantsOf(shaped(moves, heard, { captured: 179_000, flags: ["underpayment"] }))).toContain("captured_equals_arrived")
+    expect(invariantsOf(shaped(moves, heard, { captured: 150_000 }))).toEqual(["flags_match"])
+  })
+
+  it("a pay-in that ends closed counts as told (the drain ends with Reconcile now): its capture is required", () => {
+    const r = shaped([move("pay", "closed")], [])
+    expect(storeKnew(r).paid).toBe(true)
+    expect(invariantsOf(shaped([move("pay", "closed")], [], { captured: 0 }))).toEqual(["captured_equals_arrived"])
+  })
+
+  it("a retried callback of a first closed, arriving after a second closed of the same amount, counts as the second", () => {
+    const moves = timed([move("pay", "closed"), move("dispute", "dispute"), move("close", "closed")])
+    const knew = storeKnew({ ...record(moves), told: [told(1_500, "callback", "dispute"), told(5_000, "callback", "closed")] })
+    expect([...knew.moves].sort()).toEqual([1, 2])
+    // so the store, which saw active → dispute → closed, owes no dispute_after_payment
+    expect(want({ ...record(moves, { captured: 179_000 }), told: [told(1_500, "callback", "dispute"), told(5_000, "callback", "closed")] }, 179_000).required).toEqual([])
   })
 })
 

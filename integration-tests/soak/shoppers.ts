@@ -27,7 +27,16 @@ const WEIGHTS: Record<CheckoutKind, number> = {
 const MAY_PAY_FIRST: readonly CheckoutKind[] = ["paid", "underpaid", "overpaid", "paid_twice"]
 
 /** One call of the control API and the service's answer: the pay-in's status and amount after it. */
-export type ServiceMove = { action: string; at: number; http: number; status: string | null; fiatAmount: string | null; fiatCurrency: string | null }
+export type ServiceMove = {
+  action: string
+  /** When the call was sent (its callback may reach the store before the answer reaches the shopper). */
+  sentAt?: number
+  at: number
+  http: number
+  status: string | null
+  fiatAmount: string | null
+  fiatCurrency: string | null
+}
 
 export type Checkout = {
   shopper: number
@@ -123,6 +132,7 @@ export async function runShoppers(topology: Topology, root: Prng, shoppers: numb
 
   /** A control API call; the answer's pay-in recorded as the service's move. */
   const act = async (c: Checkout, action: string, path: string, body?: unknown) => {
+    const sentAt = Date.now()
     const res = await request(`${sandbox.url}/_sandbox/transactions/${c.payinId}${path}`, {
       method: "POST",
       headers: body === undefined ? {} : { "content-type": "application/json" },
@@ -133,6 +143,7 @@ export async function runShoppers(topology: Topology, root: Prng, shoppers: numb
     const tx: Partial<Transaction> | undefined = res.statusCode === 200 ? data : data?.transaction
     c.moves.push({
       action,
+      sentAt,
       at: Date.now(),
       http: res.statusCode,
       status: tx?.status ?? data?.status ?? null,

@@ -26,6 +26,25 @@ export type Role = "serverA" | "serverB" | "worker"
 export const ROLES: readonly Role[] = ["serverA", "serverB", "worker"]
 
 export type BalancerStats = { forwarded: number; duplicated: number; refused: number; dropped: number; broken: number }
+/**
+ * One callback at the balancer, as the auditor reads what the store was told: forwarded to a server
+ * (with its answer; a copy to the other server while duplicating is one more record), dropped
+ * (answered 200, lost), broken (502 or closed by the fault) or refused (no server took it).
+ */
+export type CallbackRecord = {
+  at: number
+  transactionId: string
+  status: string
+  fiatAmount: string | null
+  fiatCurrency: string | null
+  path: "forwarded" | "dropped" | "broken" | "refused"
+  server?: "serverA" | "serverB"
+  /** The server's HTTP status (forwarded only). */
+  answer?: number
+}
+/** The balancer keeps this many callback records (a 30-minute run makes some tens of thousands). */
+export const CALLBACK_RECORDS_LIMIT = 500_000
+
 /** What the balancer does with a webhook: forward it; answer 200 and drop it; answer 502; close the connection unanswered. */
 export type WebhookPath = "pass" | "drop" | "502" | "close"
 
@@ -51,6 +70,8 @@ export interface Topology {
   /** The webhooks dropped or the URL broken for a while (a fault); "pass" otherwise. */
   webhooks: WebhookPath
   balancer: BalancerStats
+  /** Every callback the balancer handled and what became of it. */
+  callbacks: CallbackRecord[]
   /** Processes that exited without being killed by a fault (found when asked for, or at a restart). */
   exits: string[]
   /** What a process manager does: a process that exited by itself is started again. */
@@ -198,6 +219,7 @@ async function start(prng: Prng, log: (line: string) => void, undo: (() => Promi
     serviceKey: SOAK_KEY,
     webhooks: "pass",
     balancer,
+    callbacks: [],
     logs: () => ({
       ...Object.fromEntries(ROLES.map((r) => [r, procs[r]?.log().slice(-20_000) ?? "(down)"])),
       killed: deadLogs.join("\n").slice(-40_000),
@@ -231,15 +253,36 @@ async function start(prng: Prng, log: (line: string) => void, undo: (() => Promi
     req.on("data", (c) => chunks.push(c))
     req.on("end", async () => {
       const body = Buffer.concat(chunks).toString("utf8")
+      let tx: { id?: string; status?: string; fiatAmount?: string; fiatCurrency?: string } = {}
+      try {
+        tx = JSON.parse(body)
+      } catch {
+        // not a Transaction: recorded with empty fields, the store rejects it anyway
+      }
+      const note = (path: CallbackRecord["path"], server?: "serverA" | "serverB", answer?: number) => {
+        if (topology.callbacks.length >= CALLBACK_RECORDS_LIMIT) return
+        topology.callbacks.push({
+          at: Date.now(),
+          transactionId: String(tx.id ?? ""),
+          status: String(tx.status ?? ""),
+          fiatAmount: tx.fiatAmount ?? null,
+          fiatCurrency: tx.fiatCurrency ?? null,
+          path,
+          server,
+          answer,
+        })
+      }
       const webhookPath = topology.webhooks
       if (webhookPath === "drop") {
         // a balancer or proxy that loses it after answering: the service thinks it delivered
         balancer.dropped++
+        note("dropped")
         res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ received: true }))
         return
       }
       if (webhookPath === "502" || webhookPath === "close") {
         balancer.broken++
+        note("broken")
         if (webhookPath === "close") req.socket.destroy()
         else res.writeHead(502, { "content-type": "application/json" }).end(JSON.stringify({ message: "bad gateway" }))
         return
@@ -251,7 +294,10 @@ async function start(prng: Prng, log: (line: string) => void, undo: (() => Promi
         const other = serverUrl(order[1])
         if (other) {
           balancer.duplicated++
-          forward(other, body, signature).catch(() => undefined)
+          forward(other, body, signature).then(
+            (answer) => note("forwarded", order[1], answer.status),
+            () => undefined
+          )
         }
       }
       for (const role of order) {
@@ -260,6 +306,7 @@ async function start(prng: Prng, log: (line: string) => void, undo: (() => Promi
         try {
           const answer = await forward(url, body, signature)
           balancer.forwarded++
+          note("forwarded", role, answer.status)
           res.writeHead(answer.status, { "content-type": "application/json" }).end(answer.text)
           return
         } catch {
@@ -267,6 +314,7 @@ async function start(prng: Prng, log: (line: string) => void, undo: (() => Promi
         }
       }
       balancer.refused++
+      note("refused")
       res.writeHead(502, { "content-type": "application/json" }).end(JSON.stringify({ message: "no server answered" }))
     })
   })

@@ -11,12 +11,12 @@ import {
   PayOutRequestSchema,
   type ErrorBody,
 } from "../client/schemas"
-import { bankList, currencyList } from "./catalog"
+import { bankList, currencyList, findCurrency } from "./catalog"
 import type { SandboxCore } from "./core"
 import { faultRouteOf, FaultListSchema } from "./faults"
 import { MerchantPatchSchema, publicMerchant } from "./merchant"
 import { NextPayInBodySchema } from "./next-payin"
-import { centsFromDecimalString, centsFromNumber, formatCents } from "./money"
+import { centsFromDecimalString, centsFromNumber, convertCents, formatCents, parseRate } from "./money"
 import { contentSecurityPolicy, pickLocale, renderMessagePage, renderPaymentPage, texts } from "./page"
 import type { ApplyPatch, TxRecord } from "./store"
 import { isAction } from "./transitions"
@@ -88,6 +88,12 @@ function amountCents(value: string | number): number {
 
 const DisputeBodySchema = z.strictObject({ checkUrl: HttpUrlSchema.optional(), fiatAmount: AmountInputSchema.optional() }).optional()
 const RecalculateBodySchema = z.strictObject({ fiatAmount: AmountInputSchema })
+const PayBodySchema = z
+  .strictObject({
+    fiatAmount: AmountInputSchema.optional(),
+    fiatCurrency: z.string().regex(/^[A-Za-z]{3}$/, "must be a 3-letter currency code").optional(),
+  })
+  .optional()
 const RepeatBodySchema = z.strictObject({ repeat: z.number().int().min(1).max(100).default(1) }).optional()
 const AdvanceBodySchema = z.strictObject({ seconds: z.number().min(0).max(10 * 365 * 24 * 3600) })
 
@@ -148,16 +154,25 @@ export function createApp({ core, sleep }: AppContext): Hono<Env> {
   app.get("/payment/trading/banks", (c) => c.json(bankList()))
   app.get("/payment/trading/currency", (c) => c.json(currencyList()))
 
+  /** A lookup's answer, logged once it was handed to the merchant's connection (not when the merchant had hung up, e.g. past its deadline). */
+  const lookedUp = (c: Ctx, record: TxRecord, by: "id" | "external") => {
+    const tx = core.view(record)
+    const outgoing = c.env?.outgoing
+    if (outgoing) outgoing.once("finish", () => core.lookups.record(tx, by, core.clock.now()))
+    else core.lookups.record(tx, by, core.clock.now())
+    return c.json(tx)
+  }
+
   app.get("/payment/trading/external/:id", (c) => {
     const record = core.store.getByExternalId(c.req.param("id"))
     if (!record) return errorResponse(c, 404, "TRANSACTION_NOT_FOUND", "no transaction with this externalTransactionId")
-    return c.json(core.view(record))
+    return lookedUp(c, record, "external")
   })
 
   app.get("/payment/trading/:id", (c) => {
     const record = core.store.get(c.req.param("id"))
     if (!record) return errorResponse(c, 404, "TRANSACTION_NOT_FOUND", "no transaction with this id")
-    return c.json(core.view(record))
+    return lookedUp(c, record, "id")
   })
 
   app.post("/payment/trading/pay-out", async (c) => {
@@ -217,6 +232,27 @@ export function createApp({ core, sleep }: AppContext): Hono<Env> {
         action === "dispute"
           ? { disputeMerchantCheckUrl: checkUrl, disputeMerchantCents: cents }
           : { disputeTraderCheckUrl: checkUrl, disputeTraderCents: cents }
+    } else if (action === "pay") {
+      // the transfer arrived as another amount or in another currency (the shopper's bank converted it)
+      const parsed = await parseBody(c, PayBodySchema)
+      if (!parsed.ok) return parsed.response
+      const code = parsed.data?.fiatCurrency?.toUpperCase()
+      const currency = code === undefined ? undefined : findCurrency(code)
+      if (code !== undefined && !currency) {
+        return errorResponse(c, 400, "VALIDATION_ERROR", `fiatCurrency ${code} is not served`, {
+          errors: [{ field: "fiatCurrency", message: "unsupported currency (see GET /payment/trading/currency)" }],
+        })
+      }
+      let cents = parsed.data?.fiatAmount !== undefined ? amountCents(parsed.data.fiatAmount) : undefined
+      if (cents !== undefined && cents <= 0) {
+        return errorResponse(c, 400, "VALIDATION_ERROR", "fiatAmount must be positive", {
+          errors: [{ field: "fiatAmount", message: "must be positive" }],
+        })
+      }
+      if (currency && currency.fiatCurrency !== record.fiatCurrency) {
+        cents ??= convertCents(record.cents, parseRate(record.currencyRate), parseRate(currency.rate))
+        patch = { cents, currency: { fiatCurrency: currency.fiatCurrency, rate: currency.rate } }
+      } else if (cents !== undefined) patch = { cents }
     } else if (action === "recalculate") {
       const parsed = await parseBody(c, RecalculateBodySchema)
       if (!parsed.ok) return parsed.response
@@ -238,6 +274,12 @@ export function createApp({ core, sleep }: AppContext): Hono<Env> {
   app.get("/_sandbox/webhooks", (c) => c.json(core.webhooks.log()))
   app.delete("/_sandbox/webhooks", (c) => {
     core.webhooks.clearLog()
+    return c.json([])
+  })
+
+  app.get("/_sandbox/lookups", (c) => c.json(core.lookups.list()))
+  app.delete("/_sandbox/lookups", (c) => {
+    core.lookups.clear()
     return c.json([])
   })
 

@@ -8,6 +8,7 @@ import { FaultInjector } from "./faults"
 import { applyMerchantPatch, defaultMerchant, type MerchantPatch, type MerchantSettings } from "./merchant"
 import { centsFromNumber } from "./money"
 import { createPayOut, type PayOutRecord } from "./payouts"
+import { LookupLog } from "./lookups"
 import { NextPayInQueue } from "./next-payin"
 import { loadState, saveState, type PersistedState } from "./persistence"
 import { createRandom, type Random } from "./random"
@@ -36,6 +37,8 @@ export class SandboxCore {
   readonly payouts = new Map<string, PayOutRecord>()
   /** Overrides of the next created pay-ins (`/_sandbox/next-payin`); in memory only. */
   readonly nextPayIns = new NextPayInQueue()
+  /** Pay-in lookups answered to the merchant (`/_sandbox/lookups`); in memory only. */
+  readonly lookups = new LookupLog()
   publicUrl = "http://127.0.0.1"
   private settings: MerchantSettings
   private whitelist: Whitelist
@@ -217,12 +220,13 @@ export class SandboxCore {
     this.sweep()
   }
 
-  /** Forgets transactions, pay-outs, the delivery log, faults and next-pay-in overrides; merchant settings stay. */
+  /** Forgets transactions, pay-outs, the delivery and lookup logs, faults and next-pay-in overrides; merchant settings stay. */
   reset(): void {
     this.store.clear()
     this.nextPayIns.clear()
     this.payouts.clear()
     this.webhooks.clearLog()
+    this.lookups.clear()
     this.faults.clear()
     this.markDirty()
   }

@@ -8,9 +8,11 @@ import { MerchantPatchSchema, publicMerchant, type MerchantPatch, type MerchantS
 import type { Fault, FaultInput } from "./faults"
 import { FaultListSchema } from "./faults"
 import type { DeliveryLogEntry, WebhookMode } from "./webhooks"
+import type { LookupLogEntry } from "./lookups"
 
 export type { MerchantPatch, MerchantSettings } from "./merchant"
 export type { DeliveryLogEntry, WebhookMode } from "./webhooks"
+export type { LookupLogEntry } from "./lookups"
 export type { Fault, FaultInput, FaultRoute } from "./faults"
 export { FAULT_ROUTES } from "./faults"
 export { BANKS, CURRENCIES } from "./catalog"
@@ -50,6 +52,8 @@ export interface RunningSandbox {
   transactions(): Transaction[]
   transaction(id: string): Transaction | undefined
   deliveries(): DeliveryLogEntry[]
+  /** The pay-in lookups answered to the merchant (`GET /_sandbox/lookups`). */
+  lookups(): LookupLogEntry[]
   webhooksIdle(): Promise<void>
   merchant(): Omit<MerchantSettings, "apiKey">
   updateMerchant(patch: MerchantPatch): Omit<MerchantSettings, "apiKey">
@@ -156,6 +160,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       return record ? core.view(record) : undefined
     },
     deliveries: () => core.webhooks.log(),
+    lookups: () => core.lookups.list(),
     webhooksIdle: () => core.webhooks.idle(),
     merchant: () => publicMerchant(core.merchant),
     updateMerchant: (patch) => publicMerchant(core.updateMerchant(MerchantPatchSchema.parse(patch))),

@@ -74,3 +74,9 @@ export function cryptoMicroUnits(cents: number, rate: Rational): bigint {
 export function feeOf(amount: bigint, basisPoints: number): bigint {
   return divRoundHalfUp(amount * BigInt(basisPoints), 10_000n)
 }
+
+/** `cents` of one fiat currency in another, both at their rate per 1 crypto unit, half-up (what a shopper's bank converting a transfer roughly gives). */
+export function convertCents(cents: number, from: Rational, to: Rational): number {
+  // cents / from * to = cents * from.den * to.num / (from.num * to.den)
+  return Number(divRoundHalfUp(BigInt(cents) * from.den * to.num, from.num * to.den))
+}

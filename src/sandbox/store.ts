@@ -57,6 +57,8 @@ export type ApplyResult =
 
 export interface ApplyPatch {
   cents?: number
+  /** The money arrived in another currency (`pay` with `fiatCurrency`): the currency and its rate. */
+  currency?: { fiatCurrency: string; rate: string }
   disputeMerchantCheckUrl?: string
   disputeTraderCheckUrl?: string
   disputeMerchantCents?: number
@@ -231,9 +233,13 @@ export class TransactionStore {
     if (from === "active") {
       this.held.delete(holdKey(record.requisite.id, record.cents))
     }
-    if (patch.cents !== undefined) {
-      record.cents = patch.cents
-      const crypto = cryptoMicroUnits(patch.cents, parseRate(record.currencyRate))
+    if (patch.currency !== undefined) {
+      record.fiatCurrency = patch.currency.fiatCurrency
+      record.currencyRate = patch.currency.rate
+    }
+    if (patch.cents !== undefined || patch.currency !== undefined) {
+      if (patch.cents !== undefined) record.cents = patch.cents
+      const crypto = cryptoMicroUnits(record.cents, parseRate(record.currencyRate))
       record.cryptoAmount = crypto.toString()
       record.merchantFee = feeOf(crypto, MERCHANT_FEE_BASIS_POINTS).toString()
     }
