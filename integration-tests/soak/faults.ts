@@ -55,28 +55,47 @@ const SERVICE_WEIGHTS: Record<(typeof SERVICE_FAULTS)[number], number> = {
 }
 
 /**
- * The schedule of a run of `durationMs`: per lane, a first fault 10–30 s in, then one after each
- * gap (process lane: 20–45 s, a restart takes about 20 s on 2 cores; service lane: 10–30 s).
- * Nothing starts in the last 20 s of the load. Pure: a seed and a duration give one schedule.
+ * The schedule of a run of `durationMs`: per lane, first every kind of the lane once, in a seeded
+ * order and packed close (so that a 3-minute run holds each kind), then by weight. A lane's first
+ * fault is 10–15 s in; the gaps: while covering, a kill 22–26 s (a restart boots in about 20 s on
+ * 2 cores), Redis/PostgreSQL 8–12 s, a service fault 10–15 s long and 3–6 s apart; then the
+ * process lane 20–45 s, the service lane 10–40 s long and 10–30 s apart. Nothing starts in the
+ * last 20 s of the load. Pure: a seed and a duration give one schedule.
  */
 export function planFaults(prng: Prng, durationMs: number): PlannedFault[] {
   const plan: PlannedFault[] = []
   const lane = (name: Lane, stream: Prng) => {
-    for (let at = stream.int(10_000, 30_000); at < durationMs - 20_000; ) {
-      const kind = name === "process" ? stream.weighted(PROCESS_WEIGHTS) : stream.weighted(SERVICE_WEIGHTS)
+    const first = shuffled(name === "process" ? PROCESS_FAULTS : SERVICE_FAULTS, stream)
+    for (let at = stream.int(10_000, 15_000), i = 0; at < durationMs - 20_000; i++) {
+      const covering = i < first.length
+      const kind = covering ? first[i] : name === "process" ? stream.weighted(PROCESS_WEIGHTS) : stream.weighted(SERVICE_WEIGHTS)
       // process faults: how long it stays down before the restart; service faults: how long they last
-      const forMs = name === "process" ? stream.int(0, kind.startsWith("postgres") ? 10_000 : 5_000) : stream.int(10_000, 40_000)
+      const forMs =
+        name === "process" ? stream.int(0, kind.startsWith("postgres") ? (covering ? 5_000 : 10_000) : 5_000) : covering ? stream.int(10_000, 15_000) : stream.int(10_000, 40_000)
       const fault: PlannedFault = { lane: name, kind, atMs: at, forMs }
       if (kind === "service_5xx" || kind === "service_timeout") fault.probability = stream.pick([0.3, 0.6, 1])
       if (kind === "service_slow") fault.delayMs = stream.int(500, 2_000)
       if (kind === "webhook_url_broken") fault.broken = stream.pick(["502", "close"] as const)
       plan.push(fault)
-      at += forMs + (name === "process" ? stream.int(20_000, 45_000) : stream.int(10_000, 30_000))
+      const gap =
+        name === "service"
+          ? covering ? stream.int(3_000, 6_000) : stream.int(10_000, 30_000)
+          : !covering ? stream.int(20_000, 45_000) : kind.startsWith("kill_") ? stream.int(22_000, 26_000) : stream.int(8_000, 12_000)
+      at += forMs + gap
     }
   }
   lane("process", prng.fork("process-lane"))
   lane("service", prng.fork("service-lane"))
   return plan.sort((a, b) => a.atMs - b.atMs)
+}
+
+function shuffled<T>(items: readonly T[], prng: Prng): T[] {
+  const out = [...items]
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = prng.int(0, i)
+    ;[out[i], out[j]] = [out[j], out[i]]
+  }
+  return out
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
