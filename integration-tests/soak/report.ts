@@ -7,6 +7,7 @@ import type { ActionRecord } from "./merchant"
 import type { Planted } from "./plants"
 import { CHECKOUT_KINDS, type Checkout, type ServerError, type StoreAnswers } from "./shoppers"
 import type { BalancerStats } from "./topology"
+import { VITALS, type Vital, type VitalsReport } from "./vitals"
 
 export type SoakReport = {
   seed: number
@@ -34,6 +35,8 @@ export type SoakReport = {
   exits: string[]
   /** A planted bug (--plant): what it did, and whether the auditor reported exactly it (no problems). */
   plant?: { name: string; what: string; planted: Planted | null; problems: string[] }
+  /** Memory, health alerts and shopper notifications (soak/vitals.ts). */
+  vitals?: VitalsReport
 }
 
 export function checkoutsByKind(checkouts: readonly Checkout[]): SoakReport["checkouts"] {
@@ -125,6 +128,7 @@ export function markdown(r: SoakReport): string {
   for (const [name, c] of Object.entries(r.audit.invariants) as [Invariant, { checks: number; violations: number }][]) {
     lines.push(`| ${name}: ${INVARIANTS[name]} | ${c.checks} | ${c.violations} |`)
   }
+  if (r.vitals) lines.push(...vitalsMarkdown(r.vitals))
   if (violations) {
     lines.push("")
     lines.push("| invariant | pay-in | order | what | faults around |")
@@ -135,6 +139,36 @@ export function markdown(r: SoakReport): string {
     if (violations > 200) lines.push(`\n(${violations - 200} more in report.json)`)
   }
   return lines.join("\n") + "\n"
+}
+
+/** The vitals' rows of the invariant table, then their own tables (memory, incidents, violations). */
+function vitalsMarkdown(v: VitalsReport): string[] {
+  const lines: string[] = []
+  for (const [name, c] of Object.entries(v.invariants) as [Vital, { checks: number; violations: number }][]) lines.push(`| ${name}: ${VITALS[name]} | ${c.checks} | ${c.violations} |`)
+  const seen = Object.entries(v.polls.failingSeen).map(([k, n]) => `${k} ×${n}`).join(", ") || "none"
+  const kinds = Object.entries(v.notifications.shopper).map(([k, n]) => `${k} ${n}`).join(", ") || "none"
+  lines.push(
+    "",
+    `Vitals: health polled ${v.polls.answered} times (${v.polls.failed} unanswered), failing seen: ${seen}. ` +
+      `${v.incidents.length} alert incidents, ${v.notifications.alerts} alert notifications; shopper notifications for ${v.notifications.orders} orders: ${kinds}. ` +
+      `Memory margin: ${Math.round(v.margin.ratio * 100)} % + ${v.margin.floorKb / 1024} MB above the second quarter's median.`,
+    "",
+    "| process | pid | seconds | samples | first MB | 2nd-quarter median MB | end MB | max MB |",
+    "|---|---|---|---|---|---|---|---|"
+  )
+  for (const m of v.memory) lines.push(`| ${m.role} | ${m.pid} | ${m.seconds}${m.judged ? "" : " (not judged)"} | ${m.samples} | ${m.firstMb} | ${m.q2MedianMb} | ${m.endMb} | ${m.maxMb} |`)
+  if (v.incidents.length) {
+    lines.push("", "| health incident | began | alert (feed, e-mails) | recovery | faults it covers |", "|---|---|---|---|---|")
+    for (const i of v.incidents) {
+      const mails = (x: Record<string, number>) => Object.values(x).reduce((a, b) => a + b, 0)
+      lines.push(`| ${i.signal} (${i.scope}) | ${time(i.incidentAt)} | ${i.failing.feed}, ${mails(i.failing.email)} | ${i.recovered.at ? `${time(i.recovered.at)}: ${i.recovered.feed}, ${mails(i.recovered.email)}` : "–"} | ${cell(i.causes.join("; ") || "none")} |`)
+    }
+  }
+  if (v.violations.length) {
+    lines.push("", "| vital | subject | what | faults around |", "|---|---|---|---|")
+    for (const x of v.violations.slice(0, 200)) lines.push(`| ${x.invariant} | ${cell(x.subject)} | ${cell(x.detail)} | ${cell((x.faults ?? []).join("; ") || "–")} |`)
+  }
+  return lines
 }
 
 /** Writes report.json and report.md into `dir`; returns their paths. */

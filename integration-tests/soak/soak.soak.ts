@@ -12,6 +12,7 @@ import { Prng } from "./prng"
 import { checkoutsByKind, writeReport } from "./report"
 import { runShoppers } from "./shoppers"
 import { ROLES, type Topology, startTopology } from "./topology"
+import { type Vitals, enableVitals, judgeVitals, readNotifications, sampleVitals, settleNotifications } from "./vitals"
 
 const options = soakOptions()
 // boot (2–3 min on 2 cores), the load, the drain (at most 3 + 2 + 1 min), the audit
@@ -19,8 +20,10 @@ jest.setTimeout((options.minutes + 15) * 60_000)
 
 const log = (line: string) => void process.stdout.write(`[soak ${new Date().toISOString().slice(11, 19)}] ${line}\n`)
 let topology: Topology | undefined
+let vitals: Vitals | undefined
 
 afterAll(async () => {
+  await vitals?.stop()
   if (!topology) return
   const logs = path.join(options.out, "logs")
   mkdirSync(logs, { recursive: true })
@@ -39,6 +42,9 @@ it(title, async () => {
   const plant = options.plant ? writePlantPlugin(path.join(options.out, "plant"), options.plant) : null
   if (plant) log(`planting ${options.plant}: ${PLANTS[options.plant!].what}`)
   topology = await startTopology(streams.topology, log, { testPlugins: plant ? [plant.plugin] : [] })
+  // alerts and shopper notifications on through the admin API, then memory and health sampled every 5 s
+  await enableVitals(topology, log)
+  vitals = sampleVitals(topology, log)
   const booted = Date.now()
 
   const loadMs = options.minutes * 60_000
@@ -68,6 +74,10 @@ it(title, async () => {
   const answered = Object.entries(run.answers).reduce((n, [status, count]) => (status === "network" ? n : n + count), 0)
   const result = audit(records, { serverErrors: run.serverErrors, faults: faults.records, answered })
   result.violations = faultsAround(result.violations, records, faults.records)
+  // the notifications the last effects and health checks owe, then what Medusa recorded
+  await settleNotifications(topology.databaseUrl)
+  const notifications = await readNotifications(topology.databaseUrl)
+  const vitalsReport = judgeVitals(await vitals.stop(), notifications, records, faults.records, merchant.records)
   const planted: Planted | null = plant ? readPlanted(plant.marker) : null
   const plantProblems = options.plant ? judgePlant(options.plant, planted, result.violations) : []
 
@@ -91,9 +101,11 @@ it(title, async () => {
     payins: records.length,
     records,
     exits: topology.exits,
+    vitals: vitalsReport,
     ...(options.plant ? { plant: { name: options.plant, what: PLANTS[options.plant].what, planted, problems: plantProblems } } : {}),
   })
   log(`report: ${paths.md}`)
   if (options.plant) expect(plantProblems).toEqual([])
   else expect(result.violations).toEqual([])
+  expect(vitalsReport.violations).toEqual([])
 })
