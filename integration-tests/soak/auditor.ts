@@ -150,7 +150,10 @@ export type ExpectedFlags = { required: string[]; allowed: string[] }
  * - `dispute_after_payment`: a move into dispute, checking or re_calculation after one into `closed`;
  * - `late_payment`: money arrived after the service canceled the pay-in and nothing was captured
  *   (captured anyway: the store had not ended it yet, allowed either way);
- * - `paid_without_order` / `stray_payment`: money arrived, no order: the session still there / deleted;
+ * - `paid_without_order` / `stray_payment`: money arrived, no order: the session still there / deleted
+ *   (a deleted session's money is stray even when its cart became an order through a new session);
+ * - `stray_payment` / `late_payment`: allowed on a paid pay-in whose order took money from another
+ *   pay-in of it (pay again); `captured_equals_arrived` wants one of them when it captured nothing;
  * - `paid_elsewhere`: allowed on a pay-in canceled unpaid whose payment collection has another paid one;
  * - `unknown_payin`: allowed when the service holds two pay-ins for one session (which one gets it is the store's timing);
  * - `created_mismatch`: never (the soak asks the sandbox for nothing else than the session amount);
@@ -193,10 +196,15 @@ export function expectedFlags(
     allowed.add("late_payment")
     if (context.captured === 0 && knew.paid) required.add("late_payment")
   }
-  if (arrived && !r.medusa.order) {
+  if (arrived && (!r.medusa.order || !session || session.deleted)) {
     const flag = session && !session.deleted ? "paid_without_order" : "stray_payment"
     allowed.add(flag)
     if (knew.paid) required.add(flag)
+  }
+  // money into two pay-ins of one order (pay again): the one booked second is flagged, stray or late (which one is the store's timing)
+  if (arrived && context.siblingPaid) {
+    allowed.add("stray_payment")
+    allowed.add("late_payment")
   }
   if (!arrived && r.service.status === "canceled" && context.siblingPaid) allowed.add("paid_elsewhere")
   if (context.sessionShared) allowed.add("unknown_payin")
@@ -260,7 +268,8 @@ export function audit(records: readonly PayinRecords[], store: { serverErrors: r
   const perSession = new Map<string, number>()
   for (const r of records) {
     perSession.set(r.sessionId, (perSession.get(r.sessionId) ?? 0) + 1)
-    const c = r.medusa.session?.collectionId
+    // a deleted session's money (the cart changed) is no payment of the collection
+    const c = r.medusa.session && !r.medusa.session.deleted ? r.medusa.session.collectionId : null
     if (c && arrivedOf(r.moves)) paidCollections.set(c, (paidCollections.get(c) ?? 0) + 1)
   }
 
@@ -289,11 +298,14 @@ export function audit(records: readonly PayinRecords[], store: { serverErrors: r
       // a late payment is captured when the store had not ended the pay-in yet, else it is only
       // flagged (README: Which amount Medusa books); money the store was never told of (every
       // callback lost, the lookups saw only a dispute after it) is not booked until it is
-      const ok = !knew.paid
+      const flagged = (...f: string[]) => f.some((x) => r.ledger?.flagKinds.includes(x))
+      // pay again: another pay-in of the order booked it first; this one is flagged, not captured
+      const tookOther = (paidCollections.get(session.collectionId) ?? 0) > 1 && !session.deleted && captured === 0 && (order?.captured ?? 0) > 0 && flagged("stray_payment", "late_payment")
+      const ok = !knew.paid || session.deleted
         ? captured === 0
         : arrived.late
-          ? (captured === 0 && Boolean(r.ledger?.flagKinds.includes("late_payment"))) || (dues.includes(captured) && !orderCanceled)
-          : dues.includes(captured)
+          ? (captured === 0 && flagged("late_payment")) || (dues.includes(captured) && !orderCanceled)
+          : dues.includes(captured) || tookOther
       check("captured_equals_arrived", r, ok, () =>
         `arrived ${arrived.closings.map(money).join(", then ")} ${arrived.currency}${arrived.late ? " after the window" : ""}, order total ${money(cap)}, ` +
         `captured ${money(captured)} (expected ${
@@ -305,7 +317,8 @@ export function audit(records: readonly PayinRecords[], store: { serverErrors: r
         check("captured_once", r, live.length === 1, () => `${live.length} payments for the session (${payments.map((p) => `${p.id}: ${p.captures.map(money).join("+")}`).join(", ")})`)
       }
     } else if (arrived && !session) {
-      check("captured_equals_arrived", r, false, () => `arrived ${money(arrived.cents)}, but Medusa has no payment session ${r.sessionId}`)
+      // Medusa deleted the session (the cart changed): a stray payment, never captured (its flag: flags_match)
+      check("captured_equals_arrived", r, captured === 0, () => `arrived ${money(arrived.cents)} into a deleted session ${r.sessionId}, captured ${money(captured)}`)
     } else {
       check("no_capture_without_money", r, captured === 0, () => `no money arrived (service: ${r.service.status}), captured ${money(captured)}`)
     }
@@ -329,7 +342,7 @@ export function audit(records: readonly PayinRecords[], store: { serverErrors: r
       r.ledger ? `ledger ${r.ledger.status}${r.ledger.effectPending ? ` (effect ${r.ledger.effectPending} pending)` : ""}, service ${r.service.status}` : `no ledger row (service: ${r.service.status})`
     )
 
-    if (order && !ordersSeen.has(order.id)) {
+    if (order && !session?.deleted && !ordersSeen.has(order.id)) {
       ordersSeen.add(order.id)
       const paidInTime = arrived && !arrived.late
       check("no_paid_order_canceled", r, order.status !== "canceled" || (order.captured === 0 && !paidInTime), () =>
@@ -384,7 +397,10 @@ async function withDb<T>(databaseUrl: string, fn: (db: pg.Client) => Promise<T>)
 async function backlog(databaseUrl: string): Promise<{ inbox: number; effects: number }> {
   return withDb(databaseUrl, async (db) => {
     const inbox = await db.query(`select count(*)::int as n from payin_webhook_event where state in ('received', 'failed') and deleted_at is null`)
-    const effects = await db.query(`select count(*)::int as n from payin_transaction where effect_pending is not null and deleted_at is null`)
+    // an effect deferred to a later time (an order's cancel at the end of pay again's grace) is no backlog
+    const effects = await db.query(
+      `select count(*)::int as n from payin_transaction where effect_pending is not null and (next_effect_at is null or next_effect_at <= now()) and deleted_at is null`
+    )
     return { inbox: inbox.rows[0].n, effects: effects.rows[0].n }
   })
 }
@@ -418,9 +434,11 @@ export async function drain(topology: Topology, log: (line: string) => void): Pr
   const first = await waitQuiet(topology.databaseUrl, 120_000)
   const service = new Map(topology.sandbox.transactions().map((t) => [t.id, t.status]))
   const stale = await withDb(topology.databaseUrl, async (db) =>
-    (await db.query(`select id, service_id, status, effect_pending from payin_transaction where deleted_at is null`)).rows.filter(
-      (r) => r.effect_pending || (r.service_id && service.get(r.service_id) && service.get(r.service_id) !== r.status)
-    )
+    (
+      await db.query(
+        `select id, service_id, status, effect_pending is not null and (next_effect_at is null or next_effect_at <= now()) as due from payin_transaction where deleted_at is null`
+      )
+    ).rows.filter((r) => r.due || (r.service_id && service.get(r.service_id) && service.get(r.service_id) !== r.status))
   )
   const base = topology.anyServer()!
   const token = await adminToken(base, TEST_ADMIN.email, TEST_ADMIN.password)
@@ -438,7 +456,12 @@ export async function drain(topology: Topology, log: (line: string) => void): Pr
 export async function collectRecords(topology: Topology, checkouts: readonly Checkout[]): Promise<PayinRecords[]> {
   const res = await request(`${topology.sandbox.url}/_sandbox/transactions`)
   const service = (await res.body.json()) as Transaction[]
-  const byPayin = new Map(checkouts.filter((c) => c.payinId).map((c) => [c.payinId!, c]))
+  // each pay-in's moves and its checkout's window: the checkout's first pay-in and its later ones
+  const byPayin = new Map<string, { moves: ServiceMove[]; startedAt: number; endedAt?: number }>()
+  for (const c of checkouts) {
+    if (c.payinId) byPayin.set(c.payinId, c)
+    for (const a of c.also ?? []) byPayin.set(a.payinId, { moves: a.moves, startedAt: c.startedAt, endedAt: c.endedAt })
+  }
   const sessionIds = service.map((t) => String(t.extra?.externalTransactionId ?? ""))
 
   const db = await withDb(topology.databaseUrl, async (db) => {

@@ -88,6 +88,7 @@ describe("expectedFlags: the README's flag rules from the service's moves and Me
     const underpaid = record([move("dispute", "dispute"), move("recalculate", "re_calculation", "1500.00"), move("close", "closed", "1500.00")], { captured: 150_000 })
     const stray = { ...record([move("pay", "closed")], { captured: 179_000, flags: ["stray_payment"] }), payinId: "tx_2", sessionId: "payses_2" }
     stray.medusa.order = { ...stray.medusa.order!, id: "order_2" }
+    stray.medusa.session = { ...stray.medusa.session!, collectionId: "pay_col_2" } // another order's collection
     const result = audit([underpaid, stray])
     expect(result.invariants.flags_match).toEqual({ checks: 2, violations: 2 })
     expect(result.flags).toEqual({ missing: { underpayment: 1 }, unexpected: { stray_payment: 1 } })
@@ -164,6 +165,38 @@ describe("what the store was told (seed 83: a paid callback lost, then a dispute
     expect([...knew.moves].sort()).toEqual([1, 2])
     // so the store, which saw active → dispute → closed, owes no dispute_after_payment
     expect(want({ ...record(moves, { captured: 179_000 }), told: [told(1_500, "callback", "dispute"), told(5_000, "callback", "closed")] }, 179_000).required).toEqual([])
+  })
+})
+
+describe("the checkout kinds of several pay-ins: a cart changed, pay again", () => {
+  it("cart changed: the old session's money (the session deleted, or gone from Medusa's tables) is stray, never captured, even once the cart became an order", () => {
+    const old = record([move("pay", "closed")], { flags: ["stray_payment"] })
+    old.medusa.session!.deleted = true
+    expect(audit([old]).violations).toEqual([])
+    expect(want(old).required).toEqual(["stray_payment"])
+    const gone = { ...record([move("pay", "closed")], { order: false, flags: [] }), medusa: { session: null, payments: [], order: null } }
+    expect(audit([gone]).violations.map((v) => v.invariant)).toEqual(["flags_match"])
+  })
+
+  it("pay again: the new pay-in booked, the old one paid late flagged; or the old one booked first and the new one stray; never both captured", () => {
+    const total = 179_000
+    const oldPayin = (captured: number, flags: string[]) => ({
+      ...record([move("expire", "canceled"), move("dispute", "dispute"), move("close", "closed")], { captured, flags }),
+      payinId: "tx_old",
+      sessionId: "payses_old",
+    })
+    const newPayin = (captured: number, flags: string[]) => ({ ...record([move("pay", "closed")], { captured, flags }), payinId: "tx_new", sessionId: "payses_new" })
+    const asOrder = (records: PayinRecords[], captured: number) => {
+      for (const r of records) r.medusa.order = { ...r.medusa.order!, captured, transactions: captured, paymentStatus: captured >= total ? "captured" : "awaiting" }
+      return records
+    }
+    expect(audit(asOrder([oldPayin(0, ["late_payment"]), newPayin(total, [])], total)).violations).toEqual([])
+    expect(audit(asOrder([oldPayin(total, []), newPayin(0, ["stray_payment"])], total)).violations).toEqual([])
+    // the new one not booked and not flagged: a violation; both booked: the order's captures above its total
+    expect(audit(asOrder([oldPayin(total, []), newPayin(0, [])], total)).violations.map((v) => v.invariant)).toEqual(["captured_equals_arrived"])
+    expect(audit(asOrder([oldPayin(total, []), newPayin(total, [])], 2 * total)).violations.map((v) => v.invariant)).toContain("captured_once")
+    // neither booked, both flagged: the order got nothing of the money that arrived
+    expect(audit(asOrder([oldPayin(0, ["late_payment"]), newPayin(0, ["stray_payment"])], 0)).violations.map((v) => v.invariant)).toEqual(["captured_equals_arrived"])
   })
 })
 

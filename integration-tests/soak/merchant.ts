@@ -50,7 +50,7 @@ export function planMerchant(prng: Prng, durationMs: number): PlannedAction[] {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** The admin API through any live server: retried on a network error or a 5xx for up to `budgetMs`, logged in again on a 401. */
-function adminApi(topology: Topology, budgetMs = 60_000) {
+export function adminApi(topology: Topology, budgetMs = 60_000) {
   let token: string | null = null
   return async (method: "GET" | "POST", url: string, body?: unknown): Promise<{ status: number; data: any }> => {
     const deadline = Date.now() + budgetMs

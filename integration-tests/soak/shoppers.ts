@@ -6,25 +6,43 @@
 import { request } from "undici"
 import type { Transaction } from "../../src/client/schemas"
 import { Storefront } from "../support/storefront"
+import { adminApi } from "./merchant"
 import { Prng } from "./prng"
 import type { Topology } from "./topology"
 
-export const CHECKOUT_KINDS = ["paid", "underpaid", "overpaid", "never_paid", "paid_twice", "disputed", "recalculated", "paid_late"] as const
+export const CHECKOUT_KINDS = [
+  "paid",
+  "underpaid",
+  "overpaid",
+  "never_paid",
+  "paid_twice",
+  "disputed",
+  "recalculated",
+  "paid_late",
+  "pay_again",
+  "cart_changed",
+  "other_currency",
+] as const
 export type CheckoutKind = (typeof CHECKOUT_KINDS)[number]
 
-/** How often each kind is chosen (relative). */
-const WEIGHTS: Record<CheckoutKind, number> = {
-  paid: 30,
-  underpaid: 10,
-  overpaid: 10,
-  never_paid: 10,
-  paid_twice: 10,
-  disputed: 10,
-  recalculated: 10,
-  paid_late: 10,
+/** How often each kind is chosen (relative, in %). */
+export const WEIGHTS: Record<CheckoutKind, number> = {
+  paid: 22,
+  underpaid: 8,
+  overpaid: 8,
+  never_paid: 9,
+  paid_twice: 8,
+  disputed: 9,
+  recalculated: 9,
+  paid_late: 8,
+  pay_again: 7,
+  cart_changed: 6,
+  other_currency: 6,
 }
-/** Kinds whose money may arrive before the shopper completes the cart (the webhook completes it). */
-const MAY_PAY_FIRST: readonly CheckoutKind[] = ["paid", "underpaid", "overpaid", "paid_twice"]
+/** Kinds whose money may arrive before the shopper completes the cart (the webhook completes it, or, another currency, not). */
+const MAY_PAY_FIRST: readonly CheckoutKind[] = ["paid", "underpaid", "overpaid", "paid_twice", "other_currency"]
+/** The currency an `other_currency` shopper's bank converts the transfer into (the demo store sells in RUB). */
+export const OTHER_CURRENCY = "USD"
 
 /** One call of the control API and the service's answer: the pay-in's status and amount after it. */
 export type ServiceMove = {
@@ -52,6 +70,10 @@ export type Checkout = {
   /** Why the checkout stopped before its service moves (a store API refusal after retries). */
   aborted?: string
   moves: ServiceMove[]
+  /** The checkout's later pay-ins, each with its own moves: pay again's new one, a changed cart's new session's. */
+  also: { payinId: string; sessionId: string; why: "pay_again" | "new_session"; moves: ServiceMove[] }[]
+  /** What the checkout's kind did beyond the moves (pay again's answers, the cart changed, paid in the end or not). */
+  notes: string[]
 }
 
 export type StoreAnswers = Record<string, number>
@@ -98,7 +120,8 @@ function storeApi(topology: Topology, answers: StoreAnswers, serverErrors: Serve
             serverErrors.push({ at: Date.now(), request: `${method} ${url.replace(/\/[a-z_]+_[0-9A-Z]{20,}/g, "/:id")}`, status: res.statusCode, body: text.slice(0, 300) })
           }
           last = `${res.statusCode} ${text.slice(0, 300)}`
-          retry = res.statusCode >= 500 || res.statusCode === 409
+          // a 409 of the plugin's routes is an answer (pay again refused), not a completion under way
+          retry = res.statusCode >= 500 || (res.statusCode === 409 && !url.startsWith("/store/payin/"))
           if (!retry || Date.now() > deadline) {
             throw Object.assign(new Error(`${method} ${url}: ${last}`), { response: { status: res.statusCode, data } })
           }
@@ -130,8 +153,8 @@ export async function runShoppers(topology: Topology, root: Prng, shoppers: numb
   const serverErrors: ServerError[] = []
   const { sandbox } = topology
 
-  /** A control API call; the answer's pay-in recorded as the service's move. */
-  const act = async (c: Checkout, action: string, path: string, body?: unknown) => {
+  /** A control API call; the answer's pay-in recorded as the service's move (of the checkout's pay-in, or of a later one). */
+  const act = async (c: { payinId?: string; moves: ServiceMove[] }, action: string, path: string, body?: unknown) => {
     const sentAt = Date.now()
     const res = await request(`${sandbox.url}/_sandbox/transactions/${c.payinId}${path}`, {
       method: "POST",
@@ -214,7 +237,73 @@ export async function runShoppers(topology: Topology, root: Prng, shoppers: numb
         await act(c, "dispute", "/dispute")
         await act(c, "close", "/close")
         break
+      case "other_currency":
+        // the shopper's bank converted the transfer: the service received dollars for a rouble pay-in
+        await act(c, "pay", "/pay", { fiatCurrency: OTHER_CURRENCY })
+        break
+      case "pay_again":
+      case "cart_changed":
+        // their own flows (payAgain, cartChanged)
+        break
     }
+  }
+
+  /**
+   * Pay again: the order's pay-in expires unpaid (the store's pay-again setting keeps the order
+   * waiting), the shopper asks for new details until the store, once it learned of the expiry,
+   * gives a new pay-in, and pays that one; sometimes the old one is paid late as well.
+   */
+  const payAgain = async (shop: Storefront, c: Checkout, prng: Prng) => {
+    await act(c, "expire", "/expire")
+    const deadline = Date.now() + 120_000
+    for (let attempt = 0; ; attempt++) {
+      await sleep(attempt ? prng.int(2_000, 5_000) : prng.int(500, 2_000))
+      const answer = await shop.payAgain({ order_id: c.orderId })
+      const newId: string | undefined = answer.data?.payin?.payin_id
+      if (answer.status === 200 && newId && newId !== c.payinId) {
+        const sessionId = sandbox.transaction(newId)?.extra?.externalTransactionId
+        const next = { payinId: newId, sessionId: String(sessionId ?? ""), why: "pay_again" as const, moves: [] as ServiceMove[] }
+        c.also.push(next)
+        c.notes.push(`pay again: new pay-in after ${attempt + 1} asks`)
+        await sleep(prng.int(500, 3_000))
+        await act(next, "pay", "/pay")
+        if (prng.chance(0.4)) {
+          // the shopper had paid the old details too: a late payment into the ended pay-in
+          await sleep(prng.int(500, 5_000))
+          await act(c, "dispute", "/dispute")
+          await act(c, "close", "/close")
+          c.notes.push("the old pay-in paid late too")
+        }
+        return
+      }
+      if (answer.status !== 200 || Date.now() > deadline) {
+        c.notes.push(`pay again: ${answer.status} ${JSON.stringify(answer.data?.code ?? answer.data?.payin?.state ?? "").slice(0, 80)} after ${attempt + 1} asks: gave up`)
+        return
+      }
+    }
+  }
+
+  /**
+   * A cart changed after its pay-in was shown: an item added (Medusa deletes the session), the old
+   * pay-in paid anyway (a stray payment), and, half the time, a new session made, the cart
+   * completed and the new pay-in paid.
+   */
+  const cartChanged = async (shop: Storefront, c: Checkout, prng: Prng) => {
+    await shop.addItem(c.cartId!)
+    c.notes.push("item added")
+    await sleep(prng.int(100, 1_500))
+    await act(c, "pay", "/pay")
+    if (!prng.chance(0.5)) return
+    const session = await sessionOf(shop, c.cartId!, prng)
+    const payinId = sandbox.core.store.getByExternalId(session.id)?.id
+    if (!payinId) throw new Error(`no pay-in at the service for the new session ${session.id}`)
+    const next = { payinId, sessionId: session.id as string, why: "new_session" as const, moves: [] as ServiceMove[] }
+    c.also.push(next)
+    const completed = await shop.complete(c.cartId!)
+    c.orderId = completed.data?.order?.id
+    if (!c.orderId) throw new Error(`complete after the cart changed: ${completed.status} ${JSON.stringify(completed.data).slice(0, 300)}`)
+    await sleep(prng.int(500, 3_000))
+    await act(next, "pay", "/pay")
   }
 
   /** The pay-in session; "try again in a minute" (the service unavailable) is taken at its word, twice. */
@@ -234,7 +323,7 @@ export async function runShoppers(topology: Topology, root: Prng, shoppers: numb
     const shop = new Storefront(storeApi(topology, answers, serverErrors, s), topology.seed, `SoakShopper/${s}`)
     for (let index = 0; Date.now() < endAt; index++) {
       const kind = prng.weighted(WEIGHTS)
-      const c: Checkout = { shopper: s, index, kind, payFirst: MAY_PAY_FIRST.includes(kind) && prng.chance(0.25), startedAt: Date.now(), moves: [] }
+      const c: Checkout = { shopper: s, index, kind, payFirst: MAY_PAY_FIRST.includes(kind) && prng.chance(0.25), startedAt: Date.now(), moves: [], also: [], notes: [] }
       checkouts.push(c)
       try {
         c.cartId = await shop.cart()
@@ -242,14 +331,18 @@ export async function runShoppers(topology: Topology, root: Prng, shoppers: numb
         c.sessionId = session.id as string
         c.payinId = sandbox.core.store.getByExternalId(c.sessionId)?.id
         if (!c.payinId) throw new Error(`no pay-in at the service for session ${c.sessionId}`)
-        if (c.payFirst) await serviceMoves(c, prng)
-        await sleep(prng.int(100, 1_500))
-        const completed = await shop.complete(c.cartId)
-        c.orderId = completed.data?.order?.id
-        if (!c.orderId) throw new Error(`complete: ${completed.status} ${JSON.stringify(completed.data).slice(0, 300)}`)
-        if (!c.payFirst) {
-          await sleep(prng.int(500, 5_000))
-          await serviceMoves(c, prng)
+        if (kind === "cart_changed") await cartChanged(shop, c, prng)
+        else {
+          if (c.payFirst) await serviceMoves(c, prng)
+          await sleep(prng.int(100, 1_500))
+          const completed = await shop.complete(c.cartId)
+          c.orderId = completed.data?.order?.id
+          if (!c.orderId) throw new Error(`complete: ${completed.status} ${JSON.stringify(completed.data).slice(0, 300)}`)
+          if (!c.payFirst) {
+            await sleep(prng.int(500, 5_000))
+            if (kind === "pay_again") await payAgain(shop, c, prng)
+            else await serviceMoves(c, prng)
+          }
         }
       } catch (error: any) {
         c.aborted = String(error?.message ?? error).slice(0, 500)
@@ -259,6 +352,13 @@ export async function runShoppers(topology: Topology, root: Prng, shoppers: numb
       await sleep(prng.int(0, 1_000))
     }
   }
+
+  // the store offers pay again (the pay_again checkouts; never_paid's orders then wait out the grace
+  // instead of being canceled); every process reads settings at most 5 s old
+  const on = await adminApi(topology)("POST", "/admin/payin/settings/default", { payAgain: { enabled: true, graceHours: 1 } })
+  if (on.status !== 200) throw new Error(`pay again not switched on: ${on.status} ${JSON.stringify(on.data).slice(0, 300)}`)
+  await sleep(6_000)
+  log("pay again on (grace 1 h)")
 
   const progress = setInterval(() => {
     const placed = checkouts.filter((c) => c.orderId).length
