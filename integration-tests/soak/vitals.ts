@@ -333,7 +333,8 @@ export function judgeAlerts(input: AlertsInput): { incidents: Incident[]; checks
   }
 
   // 4. the worker down long enough
-  const alertedWithin = (signal: string, from: number, to: number) => incidents.some((i) => i.signal === signal && i.incidentAt >= from - s.checkIntervalMs && i.incidentAt <= to)
+  // an incident under way in the span counts, one begun before it (another fault's) included
+  const alertedWithin = (signal: string, from: number, to: number) => incidents.some((i) => i.signal === signal && i.incidentAt <= to && (i.recovered.at ?? Infinity) >= from)
   for (const f of input.faults) {
     if (f.kind !== "kill_worker" || f.startedAt === undefined || f.endedAt === undefined || f.error) continue
     const down = f.endedAt - f.startedAt

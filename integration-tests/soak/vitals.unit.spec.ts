@@ -129,6 +129,16 @@ describe("alerts_match_faults", () => {
     expect(alerted.violations).toEqual([])
   })
 
+  it("jobs_overdue already failing (Redis started empty before the kill) answers for the worker down too", () => {
+    const judged = judge({
+      faults: [fault("redis_restart", 10, 15), fault("kill_worker", 30, 75)],
+      alerts: [...alert("jobs_overdue", 35, "failing", 36), ...alert("jobs_overdue", 35, "recovered", 85)],
+      polls: polls(0, 300, (s) => (s >= 35 && s < 85 ? ["plugin:jobs_overdue"] : [])),
+    })
+    expect(judged.violations).toEqual([])
+    expect(judged.incidents[0].causes).toEqual([expect.stringMatching(/^redis_restart/), expect.stringMatching(/^kill_worker/)])
+  })
+
   it("a failing stretch the polls saw for two checks without an alert, and a recovery due but missing, are violations", () => {
     const unalerted = judge({ faults: [fault("service_5xx", 30, 60)], polls: polls(0, 300, (s) => (s >= 40 && s < 70 ? ["pp_payin_default:service_errors"] : [])) })
     expect(unalerted.violations.map((v) => v.detail)).toEqual([expect.stringMatching(/failing in every health poll from 09:00:40 to 09:01:05, no alert/)])
