@@ -63,8 +63,8 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
   }
   /** The shopper pays an expired pay-in after all: the service reports it as a dispute that closes. */
   const payLate = async (serviceId: string) => {
-    await control(sandbox, "POST", `/_sandbox/transactions/${serviceId}/dispute`)
-    await control(sandbox, "POST", `/_sandbox/transactions/${serviceId}/close`)
+    expect((await control(sandbox, "POST", `/_sandbox/transactions/${serviceId}/dispute`)).status).toBe(200)
+    expect((await control(sandbox, "POST", `/_sandbox/transactions/${serviceId}/close`)).status).toBe(200)
     await deliver()
   }
 

@@ -1,9 +1,11 @@
 import type { CapturePaymentInput, CapturePaymentOutput, IPaymentProvider, MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
+import { StepResponse, WorkflowResponse, createStep, createWorkflow } from "@medusajs/framework/workflows-sdk"
 import { LINK_READS } from "./links"
 import { lockingTableColumns } from "./locking-table"
 import { NO_FEED_PROVIDER, channelsWithProvider, loadedNotificationModule } from "./notification-module"
 import { capturedWith, sessionOf } from "./payment-cradle"
+import { perService } from "./per-service"
 
 export const MEDUSA_INTERNALS = {
   "payment.cradle.paymentSessionService":
@@ -21,6 +23,8 @@ export const MEDUSA_INTERNALS = {
     "MedusaModule.getModuleInstance gives the loaded Notification Module to code with no request or job container (the health check in a module's start hook)",
   "modules.notification_providers":
     "the Notification Module's cradle holds notificationProviderService, whose getProviderForChannels(channels) gives the enabled providers of those channels (the health alerts skip a channel with none)",
+  "modules.workflow_container":
+    "a workflow's container (a scheduled job's) hands out each module service in a new Proxy that writes through to the service and reads its non-function properties: state the plugin keeps per service (perService) is the same through it",
 } as const
 export type MedusaInternal = keyof typeof MEDUSA_INTERNALS
 
@@ -71,8 +75,24 @@ export async function checkMedusa(container: MedusaContainer): Promise<InternalC
     const missing = ["feed", "email"].filter((c) => !found.has(c))
     return `channels with a provider: ${[...found].join(", ") || "none"}${missing.includes("feed") ? `; ${NO_FEED_PROVIDER}` : ""}`
   })
+  await record("modules.workflow_container", async () => {
+    const outside = perService(container.resolve(Modules.LOCKING), CHECK_STATE, () => "kept outside the workflow")
+    const { result } = await moduleStateInWorkflow(container).run()
+    if (result.seen !== outside) throw new Error(`a workflow step saw "${result.seen}", not the state kept on the service ("${outside}")`)
+    return result.wrapped ? "a new Proxy per resolve, the service's state the same through it" : "the service itself"
+  })
   return results
 }
+
+const CHECK_STATE = Symbol("payin.check_state")
+const moduleStateStep = createStep("payin-check-module-state", async (_input: void, { container }) => {
+  const locking = container.resolve(Modules.LOCKING)
+  return new StepResponse({
+    wrapped: locking !== container.resolve(Modules.LOCKING),
+    seen: perService(locking, CHECK_STATE, () => "made in the workflow"),
+  })
+})
+const moduleStateInWorkflow = createWorkflow("payin-check-module-state", () => new WorkflowResponse(moduleStateStep()))
 
 type Recorder = (internal: MedusaInternal, check: () => Promise<string>) => Promise<void>
 

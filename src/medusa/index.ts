@@ -3,3 +3,4 @@ export { clearExpiredLock, lockingProbed, locksInTable, releaseTableLock, takeTa
 export { type CradleSession, PAYMENT_CRADLE, capturedWith, sessionOf } from "./payment-cradle"
 export { type InternalCheck, MEDUSA_INTERNALS, type MedusaInternal, checkMedusa } from "./check"
 export { NO_FEED_PROVIDER, channelsWithProvider, loadedNotificationModule } from "./notification-module"
+export { perService } from "./per-service"

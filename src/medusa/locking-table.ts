@@ -1,5 +1,6 @@
 import type { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
+import { perService } from "./per-service"
 
 // locking-postgres never hands an expired lock over (README.md of this folder); other providers have no table
 let lockingTableMissing = false
@@ -20,7 +21,7 @@ export async function lockingTableColumns(container: MedusaContainer): Promise<s
   return rows.length ? rows.map((r: { column_name: string }) => r.column_name) : null
 }
 
-const inTable = new WeakMap<object, boolean | Promise<boolean>>()
+const IN_TABLE = Symbol("payin.locks_in_table")
 
 /**
  * Whether the locking module's default provider keeps its locks as rows of the table `locking`
@@ -30,21 +31,23 @@ const inTable = new WeakMap<object, boolean | Promise<boolean>>()
  * answered: false (the module's own calls, which keep the same rows), so no lock waits for it.
  */
 export function locksInTable(container: MedusaContainer): boolean {
-  const locking = container.resolve(Modules.LOCKING)
-  const known = inTable.get(locking)
-  if (typeof known === "boolean") return known
-  if (!known) {
-    const probing = probe(container, locking).catch(() => false)
-    inTable.set(locking, probing)
-    void probing.then((answer) => inTable.set(locking, answer))
-  }
-  return false
+  return probeOf(container).answer ?? false
 }
 
 /** The probe's answer, once it came (the first call starts it). */
-export async function lockingProbed(container: MedusaContainer): Promise<boolean> {
-  locksInTable(container)
-  return inTable.get(container.resolve(Modules.LOCKING))!
+export function lockingProbed(container: MedusaContainer): Promise<boolean> {
+  return probeOf(container).probing
+}
+
+type Probe = { probing: Promise<boolean>; answer?: boolean }
+
+function probeOf(container: MedusaContainer): Probe {
+  const locking = container.resolve(Modules.LOCKING)
+  return perService(locking, IN_TABLE, () => {
+    const state: Probe = { probing: probe(container, locking).catch(() => false) }
+    void state.probing.then((answer) => (state.answer = answer))
+    return state
+  })
 }
 
 async function probe(container: MedusaContainer, locking: { acquire: Function; release: Function }): Promise<boolean> {

@@ -11,6 +11,7 @@ import { instanceIdOf } from "../provider-id"
 import { type BookingOutcome, SPANS, traceBooking, traced } from "../telemetry"
 import { ApplyPayinEventResult, applyPayinEvent } from "./apply"
 import { coalesced } from "./coalesced"
+import { perService } from "../medusa"
 
 // Below a sender's usual 10 s timeout (stuck infrastructure waits far longer: knex 60 s, locking-redis 44 s measured)
 export const WEBHOOK_ANSWER_DEADLINE_MS = 8_000
@@ -98,7 +99,7 @@ export async function receivePayinWebhook(
 }
 
 /** Per event bus: its wake-up signal. */
-const wakes = new WeakMap<object, () => void>()
+const WAKE = Symbol("payin.wake")
 /** An emit unanswered this long (Redis gone: the bus waits without a limit) no longer holds the next ones back. */
 const WAKE_STALE_MS = 3_000
 /** Under a burst, at most one wake-up per this many ms (an emit costs the answering server more than storing the entry). */
@@ -110,14 +111,13 @@ export const WAKE_GAP_MS = 100
  */
 function wakeAppliers(container: MedusaContainer): void {
   const bus = container.resolve(Modules.EVENT_BUS)
-  let wake = wakes.get(bus)
-  if (!wake) {
+  const wake = perService(bus, WAKE, () => {
     const logger = container.resolve("logger")
     // not awaited by the answer: with Redis down the event bus waits without a limit, and the entry is stored already
     const emit = () =>
       bus.emit({ name: WEBHOOK_STORED_EVENT, data: {} }).catch((error: unknown) => logger.warn(`payin: could not wake the webhook appliers (the inbox job will): ${errorMessage(error)}`))
-    wakes.set(bus, (wake = coalesced(emit, WAKE_STALE_MS, Date.now, WAKE_GAP_MS)))
-  }
+    return coalesced(emit, WAKE_STALE_MS, Date.now, WAKE_GAP_MS)
+  })
   wake()
 }
 
@@ -253,14 +253,11 @@ export class InboxDrain {
   }
 }
 
-const drains = new WeakMap<object, InboxDrain>()
+const DRAIN = Symbol("payin.inbox_drain")
 
-/** This process's drain (one per payin module instance). */
+/** This process's drain (one per payin module instance, whichever container resolves it: a job's, a subscriber's). */
 export function inboxDrain(container: MedusaContainer): InboxDrain {
-  const key = container.resolve<PayinModuleService>(PAYIN_MODULE)
-  let drain = drains.get(key)
-  if (!drain) drains.set(key, (drain = new InboxDrain(container)))
-  return drain
+  return perService(container.resolve<PayinModuleService>(PAYIN_MODULE), DRAIN, () => new InboxDrain(container))
 }
 
 /** Applies every due inbox entry now, in this process, and waits for them (the inbox job; tests). */
