@@ -369,5 +369,11 @@ export async function runShoppers(topology: Topology, root: Prng, shoppers: numb
   } finally {
     clearInterval(progress)
   }
+  const count = (kind: CheckoutKind, test: (c: Checkout) => boolean) => checkouts.filter((c) => c.kind === kind && test(c)).length
+  log(
+    `kinds: pay_again ${count("pay_again", () => true)} (new pay-in paid ${count("pay_again", (c) => c.also.length > 0)}, the old one paid late too ${count("pay_again", (c) => c.notes.some((n) => n.includes("paid late")))}, gave up ${count("pay_again", (c) => c.notes.some((n) => n.includes("gave up")))}); ` +
+      `cart_changed ${count("cart_changed", () => true)} (old pay-in paid ${count("cart_changed", (c) => c.moves.some((m) => m.http === 200))}, new session paid ${count("cart_changed", (c) => c.also.some((a) => a.moves.some((m) => m.http === 200)))}); ` +
+      `other_currency ${count("other_currency", () => true)} (paid in ${OTHER_CURRENCY} ${count("other_currency", (c) => c.moves.some((m) => m.http === 200 && m.fiatCurrency === OTHER_CURRENCY))})`
+  )
   return { checkouts, answers, serverErrors }
 }
