@@ -352,10 +352,11 @@ describe("sandbox control API: clock, merchant, faults, listings", () => {
       expect((await call(base, "GET", `/payment/trading/${tx.id}`, { apiKey: "wrong" })).status).toBe(401)
       await call(base, "GET", `/_sandbox/transactions/${tx.id}`, { apiKey: null })
       // answered after the client's deadline: the merchant never read it
-      await call(base, "PUT", "/_sandbox/faults", { apiKey: null, body: [{ route: "GET /payment/trading/{id}", delayMs: 400, count: 1 }] })
-      const late = request(`${base}/payment/trading/${tx.id}`, { headers: { "x-api-key": API_KEY }, headersTimeout: 100 })
+      await call(base, "PUT", "/_sandbox/faults", { apiKey: null, body: [{ route: "GET /payment/trading/{id}", delayMs: 2500, count: 1 }] })
+      // (undici's timers are coarse: a deadline well below the delay)
+      const late = request(`${base}/payment/trading/${tx.id}`, { headers: { "x-api-key": API_KEY }, headersTimeout: 300 })
       await expect(late).rejects.toBeInstanceOf(errors.HeadersTimeoutError)
-      await new Promise((r) => setTimeout(r, 700))
+      await new Promise((r) => setTimeout(r, 3_000))
 
       const log = await call(base, "GET", "/_sandbox/lookups", { apiKey: null })
       expect(log.status).toBe(200)
