@@ -246,6 +246,42 @@ storeSpec({ key: KEY, events: true }, (h) => {
     expect(events.filter((e) => e.name === PAYIN_EVENTS.PAYMENT_FLAGGED).map((e) => e.data.flag)).toEqual(["underpayment"])
   })
 
+  it("paid, then disputed before the store heard of the payment (every callback lost, seed 83's shape): the order waits, nothing captured, and is captured once when the service closes it", async () => {
+    const { payin, orderId, session } = await placedOrder()
+    const total = Number(payin.fiatAmount)
+    const url = sandbox.merchant().webhookUrl
+    sandbox.updateMerchant({ webhookUrl: null })
+    await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)
+    await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/dispute`)
+    sandbox.updateMerchant({ webhookUrl: url })
+    expect(sandbox.deliveries()).toHaveLength(0)
+
+    // the lookups see only the dispute: a Transaction says nothing of a payment before it
+    await reconcilePayins(getContainer(), { olderThanSeconds: 0 })
+    const [row] = await h.ledger.rows({ service_id: payin.id })
+    expect(row.status).toBe("dispute")
+    const now = await api.post(`/admin/payin/transactions/${row.id}/reconcile`, {}, admin)
+    expect(now.status).toBe(200)
+    const waiting = await order(orderId)
+    expect(waiting.status).not.toBe("canceled")
+    expect(waiting.payment_status).toBe("awaiting")
+    expect((await paymentsOf(session.id)).flatMap((p) => p.captures)).toEqual([])
+    expect((await h.ledger.rows({ service_id: payin.id }))[0].flags?.dispute_after_payment).toBeUndefined()
+
+    // the service ends the dispute: captured once, for the order total
+    await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/close`)
+    await h.deliver()
+    await reconcilePayins(getContainer(), { olderThanSeconds: 0 })
+    expect((await postWebhook(JSON.stringify(sandbox.transaction(payin.id)))).body.duplicate).toBe(true)
+    const after = await order(orderId)
+    expect(after.payment_status).toBe("captured")
+    expect(Number(after.total)).toBe(total)
+    const payments = await paymentsOf(session.id)
+    expect(payments).toHaveLength(1)
+    expect(payments[0].captures.map((c: any) => Number(c.amount))).toEqual([total])
+    expect((await h.ledger.rows({ service_id: payin.id }))[0].status).toBe("closed")
+  })
+
   it("stray payments: paid after the cart changed, or after the merchant canceled the order; flagged with what resolves them", async () => {
     // the cart changed: the old session is gone
     const cartId = await shop.cart()
