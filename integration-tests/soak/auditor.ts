@@ -194,12 +194,14 @@ export function expectedFlags(
   const arrived = arrivedOf(r.moves)
   if (arrived?.late) {
     allowed.add("late_payment")
-    if (context.captured === 0 && knew.paid) required.add("late_payment")
+    // (without the session, pay again's replaced one, its captures are out of sight: allowed only)
+    if (context.captured === 0 && knew.paid && session) required.add("late_payment")
   }
   if (arrived && (!r.medusa.order || !session || session.deleted)) {
     const flag = session && !session.deleted ? "paid_without_order" : "stray_payment"
     allowed.add(flag)
-    if (knew.paid) required.add(flag)
+    // a late payment into a pay-in whose session pay again replaced: late_payment (above) or stray, by the store's timing
+    if (knew.paid && !arrived.late) required.add(flag)
   }
   // money into two pay-ins of one order (pay again): the one booked second is flagged, stray or late (which one is the store's timing)
   if (arrived && context.siblingPaid) {
@@ -265,12 +267,18 @@ export function audit(records: readonly PayinRecords[], store: { serverErrors: r
   const ordersSeen = new Set<string>()
   // what the flags' rules need of a pay-in's neighbours: the collections with money, the sessions with two pay-ins
   const paidCollections = new Map<string, number>()
+  // pay-ins of an order whose money may go to it: not a changed cart's old one (stray), but an
+  // ended one paid late (pay again's old pay-in, its session replaced by the new one's)
+  const paidOrders = new Map<string, number>()
   const perSession = new Map<string, number>()
   for (const r of records) {
     perSession.set(r.sessionId, (perSession.get(r.sessionId) ?? 0) + 1)
     // a deleted session's money (the cart changed) is no payment of the collection
     const c = r.medusa.session && !r.medusa.session.deleted ? r.medusa.session.collectionId : null
-    if (c && arrivedOf(r.moves)) paidCollections.set(c, (paidCollections.get(c) ?? 0) + 1)
+    const arrived = arrivedOf(r.moves)
+    if (c && arrived) paidCollections.set(c, (paidCollections.get(c) ?? 0) + 1)
+    const o = r.medusa.order?.id
+    if (o && arrived && (c || arrived.late)) paidOrders.set(o, (paidOrders.get(o) ?? 0) + 1)
   }
 
   for (const r of records) {
@@ -300,7 +308,7 @@ export function audit(records: readonly PayinRecords[], store: { serverErrors: r
       // callback lost, the lookups saw only a dispute after it) is not booked until it is
       const flagged = (...f: string[]) => f.some((x) => r.ledger?.flagKinds.includes(x))
       // pay again: another pay-in of the order booked it first; this one is flagged, not captured
-      const tookOther = (paidCollections.get(session.collectionId) ?? 0) > 1 && !session.deleted && captured === 0 && (order?.captured ?? 0) > 0 && flagged("stray_payment", "late_payment")
+      const tookOther = ((paidCollections.get(session.collectionId) ?? 0) > 1 || (paidOrders.get(order?.id ?? "") ?? 0) > 1) && !session.deleted && captured === 0 && (order?.captured ?? 0) > 0 && flagged("stray_payment", "late_payment")
       const ok = !knew.paid || session.deleted
         ? captured === 0
         : arrived.late
@@ -325,7 +333,9 @@ export function audit(records: readonly PayinRecords[], store: { serverErrors: r
 
     if (r.ledger) {
       const c = session?.collectionId
-      const want = expectedFlags(r, { captured, siblingPaid: Boolean(c && (paidCollections.get(c) ?? 0) > (arrived ? 1 : 0)), sessionShared: (perSession.get(r.sessionId) ?? 0) > 1 })
+      const o = r.medusa.order?.id
+      const siblingPaid = Boolean(c && (paidCollections.get(c) ?? 0) > (arrived ? 1 : 0)) || Boolean(o && (paidOrders.get(o) ?? 0) > (arrived ? 1 : 0))
+      const want = expectedFlags(r, { captured, siblingPaid, sessionShared: (perSession.get(r.sessionId) ?? 0) > 1 })
       const have = r.ledger.flagKinds
       const missing = want.required.filter((f) => !have.includes(f))
       const unexpected = have.filter((f) => !want.allowed.includes(f))
@@ -457,10 +467,10 @@ export async function collectRecords(topology: Topology, checkouts: readonly Che
   const res = await request(`${topology.sandbox.url}/_sandbox/transactions`)
   const service = (await res.body.json()) as Transaction[]
   // each pay-in's moves and its checkout's window: the checkout's first pay-in and its later ones
-  const byPayin = new Map<string, { moves: ServiceMove[]; startedAt: number; endedAt?: number }>()
+  const byPayin = new Map<string, { moves: ServiceMove[]; startedAt: number; endedAt?: number; orderId?: string }>()
   for (const c of checkouts) {
     if (c.payinId) byPayin.set(c.payinId, c)
-    for (const a of c.also ?? []) byPayin.set(a.payinId, { moves: a.moves, startedAt: c.startedAt, endedAt: c.endedAt })
+    for (const a of c.also ?? []) byPayin.set(a.payinId, { moves: a.moves, startedAt: c.startedAt, endedAt: c.endedAt, orderId: c.orderId })
   }
   const sessionIds = service.map((t) => String(t.extra?.externalTransactionId ?? ""))
 
@@ -487,7 +497,12 @@ export async function collectRecords(topology: Topology, checkouts: readonly Che
         [collectionIds]
       )
     ).rows
-    const orderIds = [...new Set(orders.map((o) => o.id))]
+    // a pay-in whose session Medusa deleted (pay again replaced it, the cart changed): its order is
+    // the one its checkout's cart became, as the shopper saw it
+    const found = new Set(sessions.map((s) => s.id))
+    const sessionless = service.filter((t) => !found.has(String(t.extra?.externalTransactionId ?? ""))).flatMap((t) => byPayin.get(t.id)?.orderId ?? [])
+    const checkoutOrders = (await db.query(`select id, status from "order" where id = any($1)`, [sessionless])).rows
+    const orderIds = [...new Set([...orders.map((o) => o.id), ...checkoutOrders.map((o) => o.id)])]
     // every capture of the order's collections (a second pay-in of the same order included)
     const orderCaptures = (
       await db.query(
@@ -512,7 +527,7 @@ export async function collectRecords(topology: Topology, checkouts: readonly Che
         [ledger.map((l) => l.id)]
       )
     ).rows
-    return { sessions, payments, orders, orderIds, orderCaptures, transactions, ledger, history }
+    return { sessions, payments, orders, checkoutOrders, orderIds, orderCaptures, transactions, ledger, history }
   })
 
   // totals and payment statuses as Medusa's admin API computes them
@@ -530,6 +545,7 @@ export async function collectRecords(topology: Topology, checkouts: readonly Che
 
   const sessionOf = new Map(db.sessions.map((s) => [s.id, s]))
   const orderOfCollection = new Map(db.orders.map((o) => [o.payment_collection_id, o]))
+  const orderById = new Map<string, { id: string; status: string }>([...db.orders, ...db.checkoutOrders].map((o) => [o.id, o]))
   const capturedOf = new Map(db.orderCaptures.map((o) => [o.order_id, cents(o.captured)]))
   const transactionsOf = new Map(db.transactions.map((t) => [t.order_id, cents(t.total)]))
   const ledgerOf = new Map(db.ledger.map((l) => [l.service_id, l]))
@@ -548,7 +564,7 @@ export async function collectRecords(topology: Topology, checkouts: readonly Che
   return service.map((t) => {
     const sessionId = String(t.extra?.externalTransactionId ?? "")
     const s = sessionOf.get(sessionId)
-    const o = s ? orderOfCollection.get(s.payment_collection_id) : undefined
+    const o = s ? orderOfCollection.get(s.payment_collection_id) : orderById.get(byPayin.get(t.id)?.orderId ?? "")
     const admin = o ? adminOrders.get(o.id) : undefined
     const l = ledgerOf.get(t.id)
     const c = byPayin.get(t.id)
