@@ -96,6 +96,8 @@ export function arrivedOf(moves: readonly ServiceMove[]): { cents: number; closi
 export type StoreKnew = {
   /** The moves the store was told of (indices into `moves`). */
   moves: Set<number>
+  /** When the store was first told of each of them (the unit tables' default: in the order of the moves). */
+  firstAt: Map<number, number>
   /** The store was told the pay-in `closed` at some point, or it ends `closed` (the drain's Reconcile now looks it up). */
   paid: boolean
   /** The `closed` states it was told (the final one when it was told none): the amounts the store may book. */
@@ -117,17 +119,26 @@ export function storeKnew(r: PayinRecords): StoreKnew {
   const finalClosing = { cents: cents(r.service.fiatAmount), currency: r.service.fiatCurrency }
   if (!r.told) {
     const closings = done.filter(([m]) => m.status === "closed" && m.fiatAmount).map(([m]) => ({ cents: cents(m.fiatAmount), currency: m.fiatCurrency ?? "" }))
-    return { moves: new Set(done.map(([, i]) => i)), paid: closings.length > 0 || finalClosed, closings: closings.length || !finalClosed ? closings : [finalClosing] }
+    return {
+      moves: new Set(done.map(([, i]) => i)),
+      firstAt: new Map(done.map(([, i]) => [i, i])),
+      paid: closings.length > 0 || finalClosed,
+      closings: closings.length || !finalClosed ? closings : [finalClosing],
+    }
   }
   const moves = new Set<number>()
+  const firstAt = new Map<number, number>()
   const closings: StoreKnew["closings"] = []
   for (const t of r.told) {
     const match = [...done].reverse().find(([m]) => (m.sentAt ?? m.at) <= t.at && sameState(m, t))
-    if (match) moves.add(match[1])
+    if (match) {
+      moves.add(match[1])
+      if (!firstAt.has(match[1]) || t.at < firstAt.get(match[1])!) firstAt.set(match[1], t.at)
+    }
     if (t.status === "closed" && t.fiatAmount) closings.push({ cents: cents(t.fiatAmount), currency: t.fiatCurrency ?? "" })
   }
   if (!closings.length && finalClosed) closings.push(finalClosing)
-  return { moves, paid: closings.length > 0, closings }
+  return { moves, firstAt, paid: closings.length > 0, closings }
 }
 
 const DISPUTE_STATUSES = ["dispute", "checking", "re_calculation"]
@@ -169,26 +180,29 @@ export function expectedFlags(
   const knew = storeKnew(r)
   // each move's flags, into `allowed` whatever the store knew, into `required` when it was told of
   // the move (and, for a dispute, of a payment before it)
+  // the payment counts as known before a later move only when the store heard of it first (a lost
+  // `closed` retried after the dispute's callbacks looks to the store like the dispute's close)
   let paid = false
-  let toldPaid = false
+  let toldPaidAt = Infinity
   r.moves.forEach((m, i) => {
     if (m.http !== 200 || !m.status) return
     const told = knew.moves.has(i)
+    const paidFirst = told && toldPaidAt < knew.firstAt.get(i)!
     const flag = (f: string, known: boolean) => {
       allowed.add(f)
       if (told && known) required.add(f)
     }
-    if (DISPUTE_STATUSES.includes(m.status) && paid) flag("dispute_after_payment", toldPaid)
+    if (DISPUTE_STATUSES.includes(m.status) && paid) flag("dispute_after_payment", paidFirst)
     if (session && m.fiatAmount && (m.status === "closed" || (m.status === "re_calculation" && paid))) {
       const other = (m.fiatCurrency ?? "").toLowerCase() !== session.currency.toLowerCase()
       const amount = cents(m.fiatAmount)
-      const known = m.status === "closed" || toldPaid
+      const known = m.status === "closed" || paidFirst
       if (other || amount < session.amount) flag("underpayment", known)
       else if (amount > session.amount) flag("overpayment", known)
     }
     if (m.status === "closed") {
       paid = true
-      if (told) toldPaid = true
+      if (told) toldPaidAt = Math.min(toldPaidAt, knew.firstAt.get(i)!)
     }
   })
   const arrived = arrivedOf(r.moves)
@@ -517,9 +531,12 @@ export async function collectRecords(topology: Topology, checkouts: readonly Che
       await db.query(`select order_id, coalesce(sum(amount), 0)::text as total from order_transaction where deleted_at is null and order_id = any($1) group by order_id`, [orderIds])
     ).rows
     const ledger = (
-      await db.query(`select id, service_id, status, flag_kinds, effect_pending, order_id from payin_transaction where deleted_at is null and service_id = any($1)`, [
-        service.map((t) => t.id),
-      ])
+      // by the service's id, or, for a row whose creation answer was never recorded (no service id), by its session
+      await db.query(
+        `select id, coalesce(service_id, session_id) as service_id, status, flag_kinds, effect_pending, order_id from payin_transaction
+         where deleted_at is null and (service_id = any($1) or (service_id is null and session_id = any($2)))`,
+        [service.map((t) => t.id), sessionIds]
+      )
     ).rows
     const history = (
       await db.query(
@@ -566,7 +583,7 @@ export async function collectRecords(topology: Topology, checkouts: readonly Che
     const s = sessionOf.get(sessionId)
     const o = s ? orderOfCollection.get(s.payment_collection_id) : orderById.get(byPayin.get(t.id)?.orderId ?? "")
     const admin = o ? adminOrders.get(o.id) : undefined
-    const l = ledgerOf.get(t.id)
+    const l = ledgerOf.get(t.id) ?? ledgerOf.get(sessionId)
     const c = byPayin.get(t.id)
     return {
       payinId: t.id,

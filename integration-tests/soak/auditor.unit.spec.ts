@@ -153,6 +153,19 @@ describe("what the store was told (seed 83: a paid callback lost, then a dispute
     expect(invariantsOf(shaped(moves, heard, { captured: 150_000 }))).toEqual(["flags_match"])
   })
 
+  it("seed 1's run: the paid callback lost at first and retried after the dispute's: the store saw dispute → checking → closed, no dispute_after_payment owed", () => {
+    const moves = [move("pay", "closed"), move("dispute", "dispute"), move("checking", "checking"), move("close", "closed")]
+    // the first closed's retry arrives at 2.5 s, before the second close is sent (3 s): matched to the payment, but heard after the dispute
+    const heard = [told(1_100, "callback", "dispute"), told(2_100, "callback", "checking"), told(2_500, "callback", "closed"), told(3_100, "callback", "closed")]
+    const r = shaped(moves, heard, { captured: 179_000 })
+    expect([...storeKnew(r).moves].sort()).toEqual([0, 1, 2, 3])
+    expect(want(r, 179_000).required).toEqual([])
+    expect(invariantsOf(r)).toEqual([])
+    // heard in order: owed
+    const inOrder = shaped(moves, [told(100, "callback", "closed"), ...heard.slice(0, 2)], { captured: 179_000 })
+    expect(want(inOrder, 179_000).required).toEqual(["dispute_after_payment"])
+  })
+
   it("a pay-in that ends closed counts as told (the drain ends with Reconcile now): its capture is required", () => {
     const r = shaped([move("pay", "closed")], [])
     expect(storeKnew(r).paid).toBe(true)
