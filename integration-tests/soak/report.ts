@@ -149,7 +149,7 @@ function vitalsMarkdown(v: VitalsReport): string[] {
   const kinds = Object.entries(v.notifications.shopper).map(([k, n]) => `${k} ${n}`).join(", ") || "none"
   lines.push(
     "",
-    `Vitals: health polled ${v.polls.answered} times (${v.polls.failed} unanswered), failing seen: ${seen}. ` +
+    `**Vitals: ${v.violations.length} violation${v.violations.length === 1 ? "" : "s"}.** Health polled ${v.polls.answered} times (${v.polls.failed} unanswered), failing seen: ${seen}. ` +
       `${v.incidents.length} alert incidents, ${v.notifications.alerts} alert notifications; shopper notifications for ${v.notifications.orders} orders: ${kinds}. ` +
       `Memory margin: ${Math.round(v.margin.ratio * 100)} % + ${v.margin.floorKb / 1024} MB above the second quarter's median.`,
     "",
