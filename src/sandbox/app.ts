@@ -5,8 +5,6 @@ import { Hono, type Context } from "hono"
 import type { ContentfulStatusCode } from "hono/utils/http-status"
 import { z } from "zod"
 import {
-  FiatAmountNumberSchema,
-  HttpUrlSchema,
   PayinRequestSchema,
   PayOutRequestSchema,
   type ErrorBody,
@@ -16,10 +14,11 @@ import type { SandboxCore } from "./core"
 import { faultRouteOf, FaultListSchema } from "./faults"
 import { MerchantPatchSchema, publicMerchant } from "./merchant"
 import { NextPayInBodySchema } from "./next-payin"
-import { centsFromDecimalString, centsFromNumber, convertCents, formatCents, parseRate } from "./money"
+import { convertCents, formatCents, parseRate } from "./money"
 import { contentSecurityPolicy, pickLocale, renderMessagePage, renderPaymentPage, texts } from "./page"
 import type { ApplyPatch, TxRecord } from "./store"
 import { isAction } from "./transitions"
+import { AdvanceBodySchema, DisputeBodySchema, PayBodySchema, RecalculateBodySchema, RepeatBodySchema, amountCents } from "./control-bodies"
 
 type Env = { Bindings: HttpBindings }
 type Ctx = Context<Env>
@@ -77,25 +76,6 @@ async function parseBody<S extends z.ZodType>(
   return { ok: true, data: parsed.data }
 }
 
-const AmountInputSchema = z.union([
-  z.string().regex(/^\d+(\.\d{1,2})?$/, "must be a decimal string with at most 2 fraction digits"),
-  FiatAmountNumberSchema,
-])
-
-function amountCents(value: string | number): number {
-  return typeof value === "number" ? centsFromNumber(value) : centsFromDecimalString(value)
-}
-
-const DisputeBodySchema = z.strictObject({ checkUrl: HttpUrlSchema.optional(), fiatAmount: AmountInputSchema.optional() }).optional()
-const RecalculateBodySchema = z.strictObject({ fiatAmount: AmountInputSchema })
-const PayBodySchema = z
-  .strictObject({
-    fiatAmount: AmountInputSchema.optional(),
-    fiatCurrency: z.string().regex(/^[A-Za-z]{3}$/, "must be a 3-letter currency code").optional(),
-  })
-  .optional()
-const RepeatBodySchema = z.strictObject({ repeat: z.number().int().min(1).max(100).default(1) }).optional()
-const AdvanceBodySchema = z.strictObject({ seconds: z.number().min(0).max(10 * 365 * 24 * 3600) })
 
 export interface AppContext {
   core: SandboxCore
