@@ -114,6 +114,35 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
     expect((await order(orderId)).payment_status).toBe("captured")
   })
 
+  it("soak seed 1 (new kinds): paid and captured, then closed again for less before the dispute's callbacks: flagged and in the history at once, the late dispute callbacks change nothing, the capture stays", async () => {
+    const { tx, orderId, session } = await placedOrder()
+    expect((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)).status).toBe(200)
+    await deliver()
+    expect((await order(orderId)).payment_status).toBe("captured")
+    sandbox.updateMerchant({ webhookUrl: null })
+    const bodies: Record<string, string> = {}
+    for (const [move, body] of [["dispute"], ["recalculate", { fiatAmount: "1533.79" }], ["close"]] as const) {
+      bodies[move] = JSON.stringify((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/${move}`, body)).body)
+    }
+    // the second close first (the worker was down, the callbacks shuffled), then the dispute's own
+    expect((await h.webhookApplied(bodies.close)).applied.state).toBe("applied")
+    const closedAgain = await row({ session_id: session.id })
+    expect(closedAgain).toMatchObject({ status: "closed", fiat_amount: "1533.79" })
+    expect(closedAgain.flags.dispute_after_payment).toMatchObject({ status: "closed", captured: true })
+    expect(closedAgain.flags.underpayment).toMatchObject({ assigned_amount: tx.fiatAmount, received_amount: "1533.79" })
+    const history = (await api.get(`/admin/payin/transactions/${closedAgain.id}`, admin)).data.history
+    expect(history.filter((x: any) => x.from_status === "closed" && x.to_status === "closed" && x.source === "webhook")).toHaveLength(1)
+    for (const move of ["dispute", "recalculate"]) expect((await h.webhookApplied(bodies[move])).applied.state).toBe("applied")
+    const after = await row({ session_id: session.id })
+    expect(after).toMatchObject({ status: "closed", fiat_amount: "1533.79" })
+    expect(Object.keys(after.flags).sort()).toEqual(Object.keys(closedAgain.flags).sort())
+    // Medusa's records: the first close's capture stays, once
+    const [payment, ...others] = await paymentsOf(session.id)
+    expect(others).toHaveLength(0)
+    expect(payment.captures.map((c: any) => Number(c.amount))).toEqual([Number(tx.fiatAmount)])
+    expect((await order(orderId)).payment_status).toBe("captured")
+  })
+
   it("defect 2: a closed pay-in with another amount than assigned is booked as received and flagged, with no re_calculation seen", async () => {
     const under = await placedOrder()
     const over = await placedOrder()

@@ -2,6 +2,7 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { PAYIN_MODULE } from "../modules/payin/key"
 import type { Transaction } from "../client/schemas"
 import { ServiceIdMismatchError } from "../modules/payin/ledger/errors"
+import { ledgerHasSeen } from "../modules/payin/ledger/rows"
 import type PayinModuleService from "../modules/payin/service"
 import type { LedgerRow, StatusSource } from "../modules/payin/service"
 import { payinProviderId } from "../provider-id"
@@ -93,13 +94,6 @@ async function apply(container: MedusaContainer, input: ApplyPayinEventInput, sp
     }
   }
 }
-
-/** The money and dispute fields the service shows now are those the ledger last recorded for the pay-in. */
-export function ledgerHasSeen(row: Pick<LedgerRow, "service_data">, current: Transaction): boolean {
-  const seen = (row.service_data ?? {}) as Partial<Transaction>
-  return SEEN_FIELDS.every((field) => (seen[field] ?? null) === (current[field] ?? null))
-}
-const SEEN_FIELDS = ["fiatAmount", "fiatCurrency", "disputeMerchantCheckUrl", "disputeMerchantFiatAmount", "disputeTraderCheckUrl", "disputeTraderFiatAmount"] as const
 
 export function movesBackFromPaid(row: Pick<LedgerRow, "status" | "paid_at">, tx: Pick<Transaction, "status">): boolean {
   return (row.status === "closed" || Boolean(row.paid_at)) && tx.status !== "closed" && isDisputeStatus(tx.status)

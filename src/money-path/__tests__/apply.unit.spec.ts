@@ -1,5 +1,7 @@
 import type { Transaction } from "../../client/schemas"
-import { effectRunOf, ledgerHasSeen, movesBackFromPaid } from "../apply"
+import type { LedgerRow } from "../../modules/payin/ledger/types"
+import { closedAgainUnseen, ledgerHasSeen } from "../../modules/payin/ledger/rows"
+import { effectRunOf, movesBackFromPaid } from "../apply"
 
 describe("effectRunOf", () => {
   it("never lets the store's status poll retry an effect; Reconcile now runs it whatever its backoff; the rest when due", () => {
@@ -26,5 +28,16 @@ describe("a dispute callback after the ledger recorded the pay-in paid", () => {
     expect(ledgerHasSeen({ service_data: { ...closed } }, tx({ fiatAmount: "1389.10" }))).toBe(false)
     expect(ledgerHasSeen({ service_data: { ...closed } }, tx({ disputeMerchantCheckUrl: "https://receipts.example/1.pdf" }))).toBe(false)
     expect(ledgerHasSeen({ service_data: null }, tx({}))).toBe(false)
+  })
+
+  it("a paid pay-in closed again with fields the ledger never recorded was disputed meanwhile (soak seed 1: its close came before the dispute's callbacks)", () => {
+    const row = (fields: Partial<LedgerRow>) => ({ status: "closed", paid_at: new Date(), service_data: { ...closed }, ...fields }) as LedgerRow
+    expect(closedAgainUnseen(row({}), tx({ fiatAmount: "1533.79" }))).toBe(true)
+    expect(closedAgainUnseen(row({}), tx({ disputeMerchantCheckUrl: "https://receipts.example/1.pdf" }))).toBe(true)
+    // a repeated close, one never paid, or a move that is not a close again: not this
+    expect(closedAgainUnseen(row({}), tx({}))).toBe(false)
+    expect(closedAgainUnseen(row({ paid_at: null }), tx({ fiatAmount: "1533.79" }))).toBe(false)
+    expect(closedAgainUnseen(row({ status: "re_calculation" }), tx({ fiatAmount: "1533.79" }))).toBe(false)
+    expect(closedAgainUnseen(row({}), tx({ status: "dispute", fiatAmount: "1533.79" }))).toBe(false)
   })
 })

@@ -116,6 +116,30 @@ export function flagsOfMove(
   return flags
 }
 
+/** The money and dispute fields the service shows now are those the ledger last recorded for the pay-in. */
+export function ledgerHasSeen(row: Pick<LedgerRow, "service_data">, current: Transaction): boolean {
+  const seen = (row.service_data ?? {}) as Partial<Transaction>
+  return SEEN_FIELDS.every((field) => (seen[field] ?? null) === (current[field] ?? null))
+}
+const SEEN_FIELDS = ["fiatAmount", "fiatCurrency", "disputeMerchantCheckUrl", "disputeMerchantFiatAmount", "disputeTraderCheckUrl", "disputeTraderFiatAmount"] as const
+
+/**
+ * A paid pay-in reported `closed` again with money or dispute fields the ledger never recorded: the
+ * service disputed it and closed it again, and this close came before the dispute's callbacks (or
+ * without them). What a dispute and a re_calculation after the payment would have flagged.
+ */
+export function closedAgainUnseen(before: LedgerRow, tx: Transaction): boolean {
+  return before.status === "closed" && tx.status === "closed" && Boolean(before.paid_at) && !ledgerHasSeen(before, tx)
+}
+
+export function flagsOfUnseenDispute(before: LedgerRow, after: LedgerRow, tx: Transaction): { flag: PayinFlag; details: Record<string, unknown> }[] {
+  const money = compareReceived(after, tx)
+  return [
+    { flag: "dispute_after_payment", details: { status: "closed", captured: Boolean(before.captured_at), fiat_amount: tx.fiatAmount, unseen: true } },
+    ...(money ? [money] : []),
+  ]
+}
+
 export function effectOfMove(row: Pick<LedgerRow, "paid_at" | "captured_at" | "store_canceled_at">, to: LedgerStatus): StatusEffect | null {
   return effectOf(to, { paid: Boolean(row.paid_at), captured: Boolean(row.captured_at), ended: Boolean(row.store_canceled_at) })
 }
