@@ -159,6 +159,29 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY }, (h) => {
     expect((await order(completed.data.order.id)).payment_status).toBe("captured")
   })
 
+  it("4b. cart changed and the old pay-in paid before the new session (soak seed 1): the changed cart gets new details for its total and is paid; the stray money stays flagged, not captured", async () => {
+    const cartId = await shop.cart()
+    const first = await shop.session(cartId, "pp_payin_default")
+    const [oldPayin] = payinsOfSession(sandbox, first.id)
+    await shop.addItem(cartId)
+    await control(sandbox, "POST", `/_sandbox/transactions/${oldPayin.id}/pay`)
+    await deliver()
+    const [stray] = await ledgerRows({ session_id: first.id })
+    expect(stray.flags.stray_payment).toMatchObject({ fiat_amount: "1790.00" })
+
+    // before: 400 payin_already_paid, and the cart could never be paid
+    const second = await shop.session(cartId, "pp_payin_default")
+    const [newPayin] = payinsOfSession(sandbox, second.id)
+    expect(newPayin.fiatAmount).toBe("3280.00")
+    const completed = await shop.complete(cartId)
+    expect(completed.data.type).toBe("order")
+    await control(sandbox, "POST", `/_sandbox/transactions/${newPayin.id}/pay`)
+    await deliver()
+    expect((await order(completed.data.order.id)).payment_status).toBe("captured")
+    expect(await paymentOfSession(first.id)).toHaveLength(0)
+    expect((await ledgerRows({ session_id: first.id }))[0].captured_at).toBeNull()
+  })
+
   describe("5. the service fails at creation", () => {
     const expectNothingHalfCreated = async (sessionsBefore: number) => {
       const rows = await ledgerRows({})

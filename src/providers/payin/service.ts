@@ -46,7 +46,7 @@ import {
   reuseLivePayin,
   takeLatePayment,
 } from "./creation"
-import type { WantedPayin } from "./session-reuse"
+import { type WantedPayin, paidForThisCart } from "./session-reuse"
 import { CLIENT_CONTEXT_KEY, NO_PROVIDER_KEYS, PROVIDER_KEYS, clientContextOf, parseStorefrontData } from "./storefront-data"
 
 type Data = Record<string, unknown>
@@ -124,7 +124,7 @@ export class PayinProviderService extends AbstractPaymentProvider<PayinProviderO
     if (late) {
       return late
     }
-    if (siblings.some((r) => r.paid_at)) {
+    if (siblings.some(paidForThisCart)) {
       // paid already: new requisites would take the money twice
       throw payinError(MedusaError.Types.NOT_ALLOWED,
         "This order is already paid: no new payment details are needed", "payin_already_paid")

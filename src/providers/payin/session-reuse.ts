@@ -39,3 +39,13 @@ export function reusableCandidates(rows: LedgerRow[], wanted: WantedPayin, now =
 export function overCreationCap(count: number, { including }: { including: boolean }): boolean {
   return including ? count > MAX_CREATIONS_PER_COLLECTION : count >= MAX_CREATIONS_PER_COLLECTION
 }
+
+/**
+ * Money of the collection's earlier pay-in that the store books (or booked) for this cart, so new
+ * details would take it twice. Not a stray payment: paid into a pay-in whose session Medusa deleted
+ * (the cart changed), never captured nor taken by a new session; it is flagged for the merchant
+ * and the changed cart is paid anew (soak seed 1: such a cart could not be paid at all).
+ */
+export function paidForThisCart(row: Pick<LedgerRow, "paid_at" | "captured_at" | "session_deleted_at" | "reattach_requested_at">): boolean {
+  return Boolean(row.paid_at) && !(row.session_deleted_at && !row.captured_at && !row.reattach_requested_at)
+}

@@ -5,6 +5,7 @@ import {
   WantedPayin,
   isReusable,
   overCreationCap,
+  paidForThisCart,
   reusableCandidates,
 } from "../session-reuse"
 
@@ -97,5 +98,17 @@ describe("overCreationCap", () => {
     expect(overCreationCap(MAX_CREATIONS_PER_COLLECTION, { including: false })).toBe(true)
     expect(overCreationCap(MAX_CREATIONS_PER_COLLECTION, { including: true })).toBe(false)
     expect(overCreationCap(MAX_CREATIONS_PER_COLLECTION + 1, { including: true })).toBe(true)
+  })
+})
+
+describe("paidForThisCart", () => {
+  it("an earlier pay-in's money blocks new details unless it is a stray payment after the cart changed (soak seed 1)", () => {
+    const at = new Date(NOW)
+    expect(paidForThisCart(live({ paid_at: at }))).toBe(true)
+    expect(paidForThisCart(live({ paid_at: at, session_deleted_at: at, captured_at: at } as Partial<LedgerRow>))).toBe(true)
+    expect(paidForThisCart(live({ paid_at: at, session_deleted_at: at, reattach_requested_at: at } as Partial<LedgerRow>))).toBe(true)
+    // paid after Medusa deleted its session: flagged stray, not this cart's money
+    expect(paidForThisCart(live({ paid_at: at, session_deleted_at: at }))).toBe(false)
+    expect(paidForThisCart(live({}))).toBe(false)
   })
 })
