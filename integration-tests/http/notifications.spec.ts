@@ -289,6 +289,32 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
     expect([final.instructions.length, final.paid.length, final.expired.length]).toEqual([1, 0, 1])
   })
 
+  it("soak seed 1: a pay-in whose session Medusa never saved (its creation failed after the service made it) holds back neither the order's end nor payin.expired", async () => {
+    await switchOn()
+    const { orderId, payin: tx, session } = await h.placedOrder()
+    const real = await ledgerRow(session.id)
+    // what a session creation failing after the service answered leaves: a live pay-in of the
+    // collection, a minute old, whose session Medusa does not hold
+    await h.sql(`create temp table lost as select * from payin_transaction where id = ?`, [real.id])
+    await h.sql(
+      `update lost set id = 'payintx_lost_session', session_id = 'payses_never_saved', service_id = gen_random_uuid()::text, order_id = null,
+         created_at = now() - interval '2 minutes', expires_at = now() + interval '1 hour'`
+    )
+    await h.sql(`insert into payin_transaction select * from lost`)
+    await h.sql(`drop table lost`)
+
+    await control(sandbox, "POST", "/_sandbox/clock/advance", { seconds: 901 })
+    await control(sandbox, "GET", `/_sandbox/transactions/${tx.id}`) // expiry is applied on read
+    await h.deliver()
+    // before: the lost pay-in counted as the order's payable one: no cancel, no payin.expired
+    await eventually("payin.expired created", async () => (await notificationsOf(orderId)).expired.length === 1)
+    expect((await orderOf(orderId)).status).toBe("canceled")
+    const lost = await h.ledger.row({ id: "payintx_lost_session" })
+    expect(lost.session_deleted_at).toBeTruthy()
+    const history = (await api.get(`/admin/payin/transactions/${lost.id}`, admin)).data.history
+    expect(history.map((x: any) => x.note)).toContain("payment session not held by Medusa (its creation failed after the pay-in was made)")
+  })
+
   it("a channel without a provider: the notifications fail (stored as failure), the money path does not; retries keep one row", async () => {
     await switchOn({ channel: "sms" }) // the test app registers a provider for "feed" and "email" only
     const { orderId, payin: tx, session } = await h.placedOrder()

@@ -14,7 +14,7 @@ import { type CaptureStep, decideBooked, decideCapture, decideOrderEnd, paysLate
 import { type LockHold, LockLostError, payinLockOptions, withLock } from "./lock"
 import { orderOfCart } from "../medusa"
 import { whileHeld } from "../providers/payin/held-booking"
-import { type SessionInfo, capturedOfSessionPayment, loadSession, orderAwaitingPayment, resolveCollection } from "./session"
+import { type SessionInfo, capturedOfSessionPayment, loadSession, markLostSessions, orderAwaitingPayment, resolveCollection } from "./session"
 
 export type EffectOutcome = { effects: string[]; pending: boolean }
 
@@ -231,7 +231,7 @@ async function endOrder(container: MedusaContainer, payin: PayinModuleService, r
   for (let round = 0; round < 3; round++) {
     // read afresh each round, under the collection's lock: no capture of the order runs meanwhile
     const session = row.session_id ? await loadSession(container, row.session_id, { orderId: row.order_id, cartId: row.cart_id }) : null
-    const siblings = session ? await payin.ledger.ofCollections([session.payment_collection_id]) : []
+    const siblings = session ? await markLostSessions(container, await payin.ledger.ofCollections([session.payment_collection_id])) : []
     const step = decideOrderEnd(
       row,
       { session, siblings, cancelUnpaid: instanceId ? (options?.cancelUnpaidOrdersOnExpiry ?? true) : false, payAgain: options?.payAgain },

@@ -3,6 +3,10 @@
 import type { CaptureDTO, MedusaContainer, PaymentCollectionDTO, PaymentSessionDTO, PaymentSessionStatus } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { linksOfCollection } from "../medusa"
+import { PAYIN_MODULE } from "../modules/payin/key"
+import type { LedgerRow } from "../modules/payin/ledger/types"
+import type PayinModuleService from "../modules/payin/service"
+import { OPEN_STATUSES } from "../status"
 import { gt, sameAmount, sessionAmount, sumAmounts, toPlain } from "../money"
 
 export type SessionInfo = {
@@ -89,6 +93,38 @@ export async function loadSession(
     capturedAmount: sumOf(captures.map((c) => c.raw_amount as Money)),
     collectionCapturedAmount: sumOf([session.payment_collection?.raw_captured_amount]),
   }
+}
+
+/** A row this young may belong to a session still being created (a caller's transaction not yet committed). */
+export const LOST_SESSION_MIN_AGE_MS = 60_000
+
+/**
+ * Open pay-ins whose payment session Medusa does not hold: the service made the pay-in but Medusa's
+ * session creation failed after it (PostgreSQL restarting: soak seed 1) and removed the session. No
+ * shopper saw those details, so they are marked like a session Medusa deleted: nothing waits for
+ * them (an order's end, pay again, the expired notification) and money paid into one is stray.
+ * `createdBefore`: only rows created before it (default: LOST_SESSION_MIN_AGE_MS ago).
+ */
+export async function markLostSessions<T extends Pick<LedgerRow, "id" | "session_id" | "session_deleted_at" | "status" | "created_at">>(
+  container: MedusaContainer,
+  rows: T[],
+  createdBefore = new Date(Date.now() - LOST_SESSION_MIN_AGE_MS)
+): Promise<T[]> {
+  const candidates = rows.filter(
+    (r) => r.session_id && !r.session_deleted_at && (OPEN_STATUSES as readonly string[]).includes(r.status) && new Date(r.created_at as Date) < createdBefore
+  )
+  if (!candidates.length) return rows
+  const held = await container.resolve(Modules.PAYMENT).listPaymentSessions({ id: candidates.map((r) => r.session_id!) }, { select: ["id"] })
+  const found = new Set(held.map((x) => x.id))
+  const lost = candidates.filter((r) => !found.has(r.session_id!))
+  if (!lost.length) return rows
+  const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
+  const at = new Date()
+  for (const row of lost) {
+    await payin.ledger.markSessionDeletedIfCurrent(row.id, row.session_id!, "payment session not held by Medusa (its creation failed after the pay-in was made)")
+  }
+  const ids = new Set(lost.map((r) => r.id))
+  return rows.map((r) => (ids.has(r.id) ? { ...r, session_deleted_at: at } : r))
 }
 
 export async function orderStatusOf(container: MedusaContainer, orderId: string): Promise<string | null> {

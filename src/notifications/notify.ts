@@ -7,7 +7,7 @@ import type { LedgerRow } from "../modules/payin/ledger/types"
 import type PayinModuleService from "../modules/payin/service"
 import { LockTimeoutError, withLock } from "../money-path/lock"
 import { cartOfOrder } from "../medusa"
-import { loadSession } from "../money-path/session"
+import { loadSession, markLostSessions } from "../money-path/session"
 import { instanceIdOf, isPayinProvider } from "../provider-id"
 import { traceNotification } from "../telemetry"
 import {
@@ -174,7 +174,7 @@ export async function notifyExpired(container: MedusaContainer, ledgerId: string
     const order = session?.orderId && !session.paymentCapturedAt ? await loadOrder(container, session.orderId) : null
     if (!order || paymentCompleted(order)) return { kind: "expired", outcome: "skipped", order_id: order?.id ?? null }
     const now = Date.now()
-    const others = (await payin.ledger.ofCollections(order.collection_ids)).filter((r) => r.id !== row.id)
+    const others = (await markLostSessions(container, await payin.ledger.ofCollections(order.collection_ids))).filter((r) => r.id !== row.id)
     if (others.some((r) => r.paid_at || isOpen(r, now))) return { kind: "expired", outcome: "skipped", order_id: order.id }
     return send(container, "expired", order, row, trigger)
   })

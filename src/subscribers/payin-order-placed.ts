@@ -1,5 +1,6 @@
 import { SubscriberArgs, SubscriberConfig } from "@medusajs/framework"
 import { collectionsOfOrder } from "../medusa"
+import { markLostSessions } from "../money-path/session"
 import { PAYIN_MODULE } from "../modules/payin/key"
 import type PayinModuleService from "../modules/payin/service"
 
@@ -10,7 +11,9 @@ export default async function payinOrderPlaced({ event, container }: SubscriberA
   const collectionIds = await collectionsOfOrder(container, orderId)
   if (!collectionIds.length) return
   const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
-  for (const row of await payin.ledger.ofCollections(collectionIds)) {
+  // the cart is completed: a pay-in of it made before whose session Medusa does not hold is no pay-in of the order
+  const rows = await markLostSessions(container, await payin.ledger.ofCollections(collectionIds), new Date())
+  for (const row of rows) {
     if (!row.order_id) {
       await payin.ledger.link(row.id, { order_id: orderId }).catch((e: unknown) => {
         container.resolve("logger").warn(`payin: could not link pay-in ${row.id} to order ${orderId}: ${String(e)}`)

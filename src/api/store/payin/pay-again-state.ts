@@ -3,6 +3,7 @@ import type PayinModuleService from "../../../modules/payin/service"
 import type { PayinProviderOptions } from "../../../modules/payin/settings/options"
 import type { LedgerRow } from "../../../modules/payin/service"
 import { type PayAgainRefusal, payAgainRefusal } from "../../../money-path/pay-again"
+import { markLostSessions } from "../../../money-path/session"
 import { instanceIdOf } from "../../../provider-id"
 import type { PayinOrderView } from "../../../storefront/types"
 import { ledgerRowsOf, orderView } from "./lookups"
@@ -32,7 +33,7 @@ export async function payAgainState(
 ): Promise<PayAgainState> {
   const [view, rows] = await Promise.all([
     orderView(scope, order.id),
-    given ?? ledgerRowsOf(payin, { paymentCollectionIds: order.payment_collection_ids, orderId: order.id }),
+    given ?? ledgerRowsOf(payin, { paymentCollectionIds: order.payment_collection_ids, orderId: order.id }).then((rows) => markLostSessions(scope, rows)),
   ])
   const latest = rows[0] ?? null
   const instanceId = latest ? instanceIdOf(latest.provider_id) : null

@@ -304,13 +304,13 @@ export class Ledger {
   }
 
   /** Only while still attached to `sessionId`: a reattach to a newer session wins whichever ran first (the row lock orders them). */
-  async markSessionDeletedIfCurrent(ledgerId: string, sessionId: string): Promise<boolean> {
+  async markSessionDeletedIfCurrent(ledgerId: string, sessionId: string, note = "payment session deleted by Medusa"): Promise<boolean> {
     return this.db().transaction(async (trx) => {
       const row = await lockRow(trx, ledgerId)
       if (row.session_id !== sessionId) return false
       if (row.session_deleted_at) return true
       await trx.raw("update payin_transaction set session_deleted_at = now(), updated_at = now() where id = ?", [ledgerId])
-      await history(trx, row, row.status, row.status, "store", "payment session deleted by Medusa")
+      await history(trx, row, row.status, row.status, "store", note)
       return true
     })
   }
