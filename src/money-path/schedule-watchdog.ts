@@ -2,10 +2,13 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { PAYIN_MODULE } from "../modules/payin/key"
 import { errorMessage } from "../client/errors"
-import { jobOverdue, judgedInterval, overdueAfterMs } from "../modules/payin/job-runs/job-runs"
+import { type JobRun, jobOverdue, judgedInterval } from "../modules/payin/job-runs/job-runs"
 import type PayinModuleService from "../modules/payin/service"
 
-const CHECK_EVERY_MS = 15_000
+/** Medusa calls each job at least once per its interval, and the reconciliation job every 5 s: one tick late is still "calls it". */
+const MEDUSA_TICK_SECONDS = 5
+/** How often each watched job's last run is read (one small query per job). */
+export const CHECK_EVERY_MS = 5_000
 
 const watched = new Set<string>()
 /** When Medusa's scheduler last called each job in this process. */
@@ -26,6 +29,15 @@ export function overdueCause(input: { lastTickAt: number | undefined; windowMs: 
   return scheduler === "redis"
     ? `Medusa's scheduler has not called it in this process${since}; its schedules are kept in Redis, which loses them when it restarts without its data: restart the workers to restore them`
     : `Medusa's in-process scheduler has not called it in this process${since}`
+}
+
+/**
+ * The plugin's timer runs a job once two checks remain before it would be overdue: the health never
+ * sees overdue a job that a live worker can run (after Redis lost Medusa's schedules it flapped, soak
+ * seed 1), and Medusa's own ticks, every interval, never leave it that late.
+ */
+export function timerRuns(last: Pick<JobRun, "last_run_at" | "interval_seconds"> | null, intervalSeconds: number, now = Date.now()): boolean {
+  return jobOverdue(last, intervalSeconds, now + 2 * CHECK_EVERY_MS)
 }
 
 function schedulerOf(container: MedusaContainer): Scheduler {
@@ -50,6 +62,8 @@ export function keepScheduled(
   watched.add(name)
   let warned = false
   let running = false
+  // a job that never ran is judged from when this process began watching it, as the health does
+  const since = new Date()
   const timer = setInterval(async () => {
     if (running) return
     running = true
@@ -57,18 +71,20 @@ export function keepScheduled(
       const payin = container.resolve<PayinModuleService>(PAYIN_MODULE)
       const last = await payin.jobs.last(name)
       const interval = await intervalSeconds(payin)
-      if (!jobOverdue(last, interval)) {
+      if (!timerRuns(last ?? { last_run_at: since, interval_seconds: null }, interval)) {
         if (warned) container.resolve("logger").info(`payin: ${name} runs on schedule again`)
         warned = false
         return
       }
       if (!warned) {
         warned = true
-        const cause = overdueCause({ lastTickAt: lastTick.get(name), windowMs: overdueAfterMs(judgedInterval(last, interval)), now: Date.now(), scheduler: schedulerOf(container) })
+        const cause = overdueCause({ lastTickAt: lastTick.get(name), windowMs: (judgedInterval(last, interval) + MEDUSA_TICK_SECONDS) * 1000, now: Date.now(), scheduler: schedulerOf(container) })
         const ran = last?.last_run_at ? `no run finished since ${new Date(last.last_run_at).toISOString()}` : "it never ran"
-        container.resolve("logger").warn(`payin: ${name} is overdue (due every ${interval} s, ${ran}): ${cause}. The plugin's own timer runs it meanwhile`)
+        container.resolve("logger").warn(`payin: ${name} is almost overdue (due every ${interval} s, ${ran}): ${cause}. The plugin's own timer runs it until Medusa does again`)
       }
       await run(container)
+      const after = await payin.jobs.last(name)
+      if (after && +new Date(after.last_run_at) !== +new Date(last?.last_run_at ?? 0)) await payin.jobs.markRunByTimer(name)
     } catch (error) {
       try {
         container.resolve("logger").warn(`payin: checking ${name}'s schedule failed: ${errorMessage(error)}`)

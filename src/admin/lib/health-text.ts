@@ -114,7 +114,8 @@ const WORDINGS: Record<SignalId, (f: Figure, c: Context) => Wording> = {
   jobs_overdue: (f, c) => {
     const jobs = ((f.jobs as { name?: string; last_run_at?: string | null; overdue?: boolean }[] | undefined) ?? []).filter((j) => j?.overdue)
     const named = jobs.map((j) => c.t("payin.health.job", { name: j.name, last: j.last_run_at ? c.date(j.last_run_at) : c.t("payin.health.never") }))
-    return { values: { jobs: named.join("; ") }, sentence: named.length ? "sentence" : "sentenceNone" }
+    const timer = ((f.jobs as { name?: string; run_by_timer?: boolean; overdue?: boolean }[] | undefined) ?? []).filter((j) => j?.run_by_timer && !j.overdue).map((j) => j.name)
+    return { values: { jobs: named.length ? named.join("; ") : timer.join(", ") }, sentence: named.length ? "sentence" : timer.length ? "sentenceTimer" : "sentenceNone" }
   },
   sandbox_in_production: (f) => ({ values: { host: f.base_url_host }, sentence: f.base_url_host ? "sentence" : "sentenceNoHost" }),
   webhook_url: (f, c) => {
@@ -165,7 +166,7 @@ export const SIGNAL_TEXT_KEYS: Record<SignalId, readonly string[]> = {
   effects_failing: ["title", "sentence", "sentenceNoOrders", "action"],
   paid_not_captured: ["title", "sentence", "sentenceNoOrders", "action"],
   stray_payments: ["title", "sentence", "action"],
-  jobs_overdue: ["title", "sentence", "sentenceNone", "action"],
+  jobs_overdue: ["title", "sentence", "sentenceNone", "sentenceTimer", "action"],
   sandbox_in_production: ["title", "sentence", "sentenceNoHost", "action"],
   webhook_url: ["title", "sentence", "sentenceNoUrl", "notHttps", "notPublic", "action"],
   encryption_key: ["title", "sentence", "action"],

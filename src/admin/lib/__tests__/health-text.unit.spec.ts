@@ -118,6 +118,11 @@ describe("the Health section's texts", () => {
     expect(text("en", signal("effects_failing", { figure: { waiting: 1, failed: 0, orders: [] } })).sentence).not.toContain("Orders")
     const jobs = text("en", signal("jobs_overdue")).sentence
     expect(jobs).toBe(`Overdue: payin-reconcile (last run: ${formatDate(AT, "en")}).`)
+    const timer = { jobs: [{ name: "payin-webhook-inbox", last_run_at: AT, interval_seconds: 5, overdue: false, run_by_timer: true }] }
+    expect(text("en", signal("jobs_overdue", { state: "warning", figure: timer })).sentence).toBe(
+      "Medusa's scheduler no longer calls payin-webhook-inbox: the plugin's own timer runs them. Restart the workers to restore Medusa's schedules (Redis restarted without its data?)."
+    )
+    expect(text("ru", signal("jobs_overdue", { state: "warning", figure: timer })).sentence).toContain("собственный таймер плагина")
     expect(text("ru", signal("webhook_url")).sentence).toBe("URL вебхука http://localhost:9000/hooks/payin/default: не https, не публичный адрес.")
     expect(text("en", signal("webhook_rejections", { figure: { signature_failures: 1, rejected: 1, last_reason: null, window_minutes: 60 } })).sentence).toBe(
       "Webhooks refused in the last 60 min: 1, with a bad signature: 1."

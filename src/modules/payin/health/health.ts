@@ -1,6 +1,6 @@
 import { generateEntityId } from "@medusajs/framework/utils"
 import type { Db } from "../db"
-import { type JobRuns, jobOverdue, judgedInterval, pluginJobs } from "../job-runs/job-runs"
+import { type JobRuns, jobOverdue, judgedInterval, pluginJobs, runByTimer } from "../job-runs/job-runs"
 import type { SettingsStore } from "../settings/store"
 import { payinProviderId } from "../../../provider-id"
 import { EFFECT_FAILED_FLAGS, INSIGHT_FLAGS, UNCAPTURED_EXPLAINED_FLAGS } from "../../../status"
@@ -71,7 +71,7 @@ export class Health {
       pluginJobs(plugin).map(async (job) => {
         const run = await this.jobs.last(job.name)
         const overdue = run ? jobOverdue(run, job.interval_seconds, +now) : Boolean(firstAt && jobOverdue({ last_run_at: firstAt, interval_seconds: null }, job.interval_seconds, +now))
-        return { ...job, interval_seconds: judgedInterval(run, job.interval_seconds), last_run_at: run?.last_run_at ?? null, overdue }
+        return { ...job, interval_seconds: judgedInterval(run, job.interval_seconds), last_run_at: run?.last_run_at ?? null, overdue, run_by_timer: runByTimer(run) }
       })
     )
     return [...perProvider.flat(), jobSignal(jobs)]

@@ -35,7 +35,7 @@ export type ProviderFigures = {
   config: { baseUrl: string | null; production: boolean; webhookUrl: string | null; encryptionConfigured: boolean; keySavedAt: Date | null }
 }
 
-export type JobFigure = { name: string; last_run_at: Date | null; interval_seconds: number; overdue: boolean }
+export type JobFigure = { name: string; last_run_at: Date | null; interval_seconds: number; overdue: boolean; run_by_timer?: boolean }
 
 export type Signal = {
   id: SignalId
@@ -320,17 +320,21 @@ export function providerSignals(f: ProviderFigures, t: Thresholds, now: Date): S
 export function jobSignal(jobs: JobFigure[]): Signal {
   const overdue = jobs.filter((j) => j.overdue)
   const waiting = jobs.filter((j) => !j.overdue && !j.last_run_at)
+  const timer = jobs.filter((j) => !j.overdue && j.run_by_timer)
+  const restart = "restart the workers: Medusa keeps its schedules in Redis, which loses them when it restarts without its data"
   return signal(
     "jobs_overdue",
     null,
-    overdue.length ? "failing" : "ok",
-    { jobs: jobs.map((j) => ({ ...j, last_run_at: iso(j.last_run_at) })) },
+    overdue.length ? "failing" : timer.length ? "warning" : "ok",
+    { jobs: jobs.map((j) => ({ ...j, run_by_timer: Boolean(j.run_by_timer), last_run_at: iso(j.last_run_at) })) },
     overdue.length
       ? `${overdue.map((j) => `${j.name} (due every ${j.interval_seconds} s) has not run ${j.last_run_at ? `since ${iso(j.last_run_at)}` : "since the plugin started"}`).join("; ")}: no process runs the plugin's jobs`
-      : waiting.length
-        ? `Every job of the plugin runs on schedule (${waiting.map((j) => j.name).join(", ")} not due yet)`
-        : "Every job of the plugin runs on schedule",
-    "Start a worker (MEDUSA_WORKER_MODE=worker or shared). If workers run and Redis restarted without its data, restart them: Medusa keeps its schedules in Redis",
+      : timer.length
+        ? `Medusa's scheduler no longer calls ${timer.map((j) => j.name).join(", ")}: the plugin's own timer runs them on schedule; ${restart}`
+        : waiting.length
+          ? `Every job of the plugin runs on schedule (${waiting.map((j) => j.name).join(", ")} not due yet)`
+          : "Every job of the plugin runs on schedule",
+    `Start a worker (MEDUSA_WORKER_MODE=worker or shared). If workers run, ${restart}`,
     "/settings/payin#payin-section-reconciliation"
   )
 }

@@ -17,6 +17,15 @@ export class JobRuns {
     )
   }
 
+  /** The run just recorded was started by the plugin's own timer, not by Medusa's scheduler (until Medusa's next run). */
+  async markRunByTimer(name: string): Promise<void> {
+    await this.db().raw(
+      `update payin_job_run set last_report = coalesce(last_report, '{}'::jsonb) || '{"${RUN_BY_KEY}": "plugin_timer"}'::jsonb
+       where name = ? and deleted_at is null`,
+      [name]
+    )
+  }
+
   async last(name: string): Promise<JobRun | null> {
     const result = await this.db().raw(
       `select name, last_run_at, last_report, runs, interval_seconds from payin_job_run where name = ? and deleted_at is null`,
@@ -50,6 +59,12 @@ export function judgedInterval(run: Pick<JobRun, "interval_seconds"> | null, cur
  */
 export function overdueAfterMs(intervalSeconds: number): number {
   return (2 * intervalSeconds + Math.min(60, Math.max(15, intervalSeconds))) * 1000
+}
+
+/** Where the last run says the plugin's own timer started it (Medusa's scheduler had stopped calling the job). */
+export const RUN_BY_KEY = "run_by"
+export function runByTimer(run: Pick<JobRun, "last_report"> | null): boolean {
+  return run?.last_report?.[RUN_BY_KEY] === "plugin_timer"
 }
 
 /** No run, or none for two intervals plus the slack, judged by `judgedInterval`. */

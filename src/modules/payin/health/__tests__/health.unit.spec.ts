@@ -185,6 +185,18 @@ describe("jobSignal", () => {
     expect(overdue.summary).toContain("payin-reconcile")
     expect(jobSignal([{ name: "payin-retention", last_run_at: null, interval_seconds: 600, overdue: false }]).state).toBe("ok")
   })
+
+  it("warns, never fails, while the plugin's own timer runs a job Medusa's scheduler stopped calling (Redis lost its schedules): one incident, no flapping", () => {
+    const timer = jobSignal([
+      { name: "payin-webhook-inbox", last_run_at: T0, interval_seconds: 5, overdue: false, run_by_timer: true },
+      { name: "payin-retention", last_run_at: T0, interval_seconds: 600, overdue: false },
+    ])
+    expect(timer.state).toBe("warning")
+    expect(timer.summary).toMatch(/no longer calls payin-webhook-inbox: the plugin's own timer runs them/)
+    expect(timer.summary).toMatch(/restart the workers/)
+    expect(timer.figure.jobs).toEqual(expect.arrayContaining([expect.objectContaining({ name: "payin-webhook-inbox", run_by_timer: true })]))
+    expect(jobSignal([{ name: "payin-webhook-inbox", last_run_at: T0, interval_seconds: 5, overdue: true, run_by_timer: true }]).state).toBe("failing")
+  })
 })
 
 describe("signal vocabulary", () => {
