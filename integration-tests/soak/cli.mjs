@@ -9,12 +9,15 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".
 const out = path.join(root, ".soak")
 // the plants of soak/plants.ts (kept in step with PLANTS there; options.ts refuses any other)
 const PLANTS = ["double_capture"]
-const USAGE = `usage: npm run soak -- [--minutes M] [--shoppers S] [--seed N] [--plant NAME]
+const USAGE = `usage: npm run soak -- [--minutes M] [--shoppers S] [--seed N] [--plant NAME] [--database-url URL]
   --minutes   how long the load runs (default 3; a number > 0, at most 1440)
   --shoppers  shoppers at once (default 6; a whole number 1-64)
   --seed      the seed every choice comes from (default 1; a whole number 0-4294967295)
   --plant     a known bug the test app plants (${PLANTS.join(", ")}): the run passes only when the
               auditor reports exactly that bug and nothing else
+  --database-url  postgres://user:password@host:port/db of a PostgreSQL server of yours (staging): the
+              soak creates a database of its own there (payin_soak_<time>, dropped at the end; the user
+              needs CREATEDB) instead of starting one, and restarts no PostgreSQL
 The report is written to ${path.relative(process.cwd(), out) || "."}/report.md and report.json.`
 
 const FLAGS = {
@@ -22,6 +25,7 @@ const FLAGS = {
   shoppers: { env: "SOAK_SHOPPERS", ok: (n) => Number.isInteger(n) && n >= 1 && n <= 64, rule: "a whole number from 1 to 64" },
   seed: { env: "SOAK_SEED", ok: (n) => Number.isInteger(n) && n >= 0 && n <= 2 ** 32 - 1, rule: "a whole number from 0 to 4294967295" },
   plant: { env: "SOAK_PLANT", name: true, ok: (v) => PLANTS.includes(v), rule: `one of ${PLANTS.join(", ")}` },
+  "database-url": { env: "SOAK_DATABASE_URL", name: true, secret: true, ok: (v) => /^postgres(ql)?:\/\/\S+$/.test(v), rule: "a postgres:// URL" },
 }
 
 function fail(message) {
@@ -37,13 +41,14 @@ for (let i = 0; i < args.length; i++) {
     process.stdout.write(USAGE + "\n")
     process.exit(0)
   }
-  const match = /^--([a-z]+)(?:=(.*))?$/.exec(arg)
+  const match = /^--([a-z-]+)(?:=(.*))?$/.exec(arg)
   const flag = match && FLAGS[match[1]]
   if (!flag) fail(`unknown argument "${arg}"`)
   const value = match[2] ?? args[++i]
   if (value === undefined || value === "") fail(`--${match[1]} needs a value`)
   if (flag.name) {
-    if (!flag.ok(value)) fail(`--${match[1]} "${value}": must be ${flag.rule}`)
+    // a URL may carry a password: never echoed
+    if (!flag.ok(value)) fail(`--${match[1]} ${flag.secret ? "(not shown)" : `"${value}"`}: must be ${flag.rule}`)
     env[flag.env] = value
     continue
   }

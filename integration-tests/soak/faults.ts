@@ -62,13 +62,16 @@ const SERVICE_WEIGHTS: Record<(typeof SERVICE_FAULTS)[number], number> = {
  * process lane 20–45 s, the service lane 10–40 s long and 10–30 s apart. Nothing starts in the
  * last 20 s of the load. Pure: a seed and a duration give one schedule.
  */
-export function planFaults(prng: Prng, durationMs: number): PlannedFault[] {
+export function planFaults(prng: Prng, durationMs: number, { postgres = true }: { postgres?: boolean } = {}): PlannedFault[] {
   const plan: PlannedFault[] = []
+  // a staging server's PostgreSQL is not the soak's to restart
+  const processKinds = PROCESS_FAULTS.filter((k) => postgres || !k.startsWith("postgres"))
+  const processWeights = Object.fromEntries(processKinds.map((k) => [k, PROCESS_WEIGHTS[k]])) as typeof PROCESS_WEIGHTS
   const lane = (name: Lane, stream: Prng) => {
-    const first = shuffled(name === "process" ? PROCESS_FAULTS : SERVICE_FAULTS, stream)
+    const first = shuffled(name === "process" ? processKinds : SERVICE_FAULTS, stream)
     for (let at = stream.int(10_000, 15_000), i = 0; at < durationMs - 20_000; i++) {
       const covering = i < first.length
-      const kind = covering ? first[i] : name === "process" ? stream.weighted(PROCESS_WEIGHTS) : stream.weighted(SERVICE_WEIGHTS)
+      const kind = covering ? first[i] : name === "process" ? stream.weighted(processWeights) : stream.weighted(SERVICE_WEIGHTS)
       // process faults: how long it stays down before the restart; service faults: how long they last
       const forMs =
         name === "process" ? stream.int(0, kind.startsWith("postgres") ? (covering ? 5_000 : 10_000) : 5_000) : covering ? stream.int(10_000, 15_000) : stream.int(10_000, 40_000)
@@ -116,8 +119,8 @@ async function begin(topology: Topology, f: PlannedFault): Promise<() => Promise
       return () => topology.redis.restart()
     case "postgres_restart_fast":
     case "postgres_restart_immediate":
-      await topology.postgres.stop(f.kind === "postgres_restart_fast" ? 5_000 : 0)
-      return () => topology.postgres.start()
+      await topology.postgres!.stop(f.kind === "postgres_restart_fast" ? 5_000 : 0)
+      return () => topology.postgres!.start()
     case "service_5xx":
       sandbox.setFaults([{ route: "*", status: 503, probability: f.probability ?? 1 }])
       return async () => sandbox.clearFaults()

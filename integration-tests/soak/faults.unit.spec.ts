@@ -20,4 +20,11 @@ describe("planFaults", () => {
     expect(long.length).toBeGreaterThan(PROCESS_FAULTS.length + SERVICE_FAULTS.length + 30)
     expect(long.filter((f) => f.lane === "service" && f.forMs > 15_000).length).toBeGreaterThan(0)
   })
+
+  it("on a staging server's PostgreSQL (--database-url) restarts no PostgreSQL and still covers every other kind", () => {
+    const plan = planFaults(new Prng(1), 3 * 60_000, { postgres: false })
+    expect(plan.some((f) => f.kind.startsWith("postgres"))).toBe(false)
+    expect(new Set(plan.map((f) => f.kind))).toEqual(new Set([...PROCESS_FAULTS.filter((k) => !k.startsWith("postgres")), ...SERVICE_FAULTS]))
+    expect(planFaults(new Prng(1), 30 * 60_000, { postgres: false }).some((f) => f.kind.startsWith("postgres"))).toBe(false)
+  })
 })

@@ -11,6 +11,7 @@ const Options = z.object({
   seed: z.coerce.number().int().min(0).max(2 ** 32 - 1),
   out: z.string().min(1),
   plant: z.enum(PLANT_NAMES as [PlantName, ...PlantName[]]).optional(),
+  databaseUrl: z.string().regex(/^postgres(ql)?:\/\/\S+$/, "a postgres:// URL").optional(),
 })
 
 export type SoakOptions = z.infer<typeof Options>
@@ -22,6 +23,7 @@ export function soakOptions(env: NodeJS.ProcessEnv = process.env): SoakOptions {
     seed: env.SOAK_SEED ?? DEFAULTS.seed,
     out: env.SOAK_OUT ?? path.join(__dirname, "..", "..", ".soak"),
     plant: env.SOAK_PLANT || undefined,
+    databaseUrl: env.SOAK_DATABASE_URL || undefined,
   })
   if (!parsed.success) {
     throw new Error(`soak settings: ${parsed.error.issues.map((i) => `SOAK_${String(i.path[0]).toUpperCase()} ${i.message}`).join("; ")}`)

@@ -41,14 +41,14 @@ it(title, async () => {
   const streams = { topology: root.fork("topology"), shoppers: root.fork("shoppers"), faults: root.fork("faults"), merchant: root.fork("merchant") }
   const plant = options.plant ? writePlantPlugin(path.join(options.out, "plant"), options.plant) : null
   if (plant) log(`planting ${options.plant}: ${PLANTS[options.plant!].what}`)
-  topology = await startTopology(streams.topology, log, { testPlugins: plant ? [plant.plugin] : [] })
+  topology = await startTopology(streams.topology, log, { testPlugins: plant ? [plant.plugin] : [], databaseUrl: options.databaseUrl })
   // alerts and shopper notifications on through the admin API, then memory and health sampled every 5 s
   await enableVitals(topology, log)
   vitals = sampleVitals(topology, log)
   const booted = Date.now()
 
   const loadMs = options.minutes * 60_000
-  const plan = planFaults(streams.faults, loadMs)
+  const plan = planFaults(streams.faults, loadMs, { postgres: Boolean(topology.postgres) })
   const merchantPlan = planMerchant(streams.merchant.fork("plan"), loadMs)
   log(`load for ${options.minutes} min: ${options.shoppers} shoppers, ${plan.length} faults and ${merchantPlan.length} merchant actions planned`)
   const faults = runFaults(topology, plan, booted, log)

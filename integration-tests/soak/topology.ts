@@ -53,7 +53,8 @@ export interface Topology {
   seed: DemoSeedResult
   sandbox: RunningSandbox
   redis: OwnRedis
-  postgres: PrivatePostgres
+  /** The soak's own PostgreSQL, which faults restart; null on a staging server (`--database-url`). */
+  postgres: PrivatePostgres | null
   /** The current URL of a server, or null while it is down (a restart gets a new port). */
   serverUrl(role: "serverA" | "serverB"): string | null
   /** A live server's URL (A first), or null when both are down. */
@@ -102,7 +103,12 @@ function roleEnv(role: Role, databaseUrl: string, redisUrl: string, sandboxUrl: 
   }
 }
 
-export type TopologyOptions = { /** Test-only plugin folders of the test app (a plant). */ testPlugins?: readonly string[] }
+export type TopologyOptions = {
+  /** Test-only plugin folders of the test app (a plant). */
+  testPlugins?: readonly string[]
+  /** A PostgreSQL server of the store's (staging): the soak creates a database of its own on it and drops it at the end. */
+  databaseUrl?: string
+}
 
 export async function startTopology(prng: Prng, log: (line: string) => void, options: TopologyOptions = {}): Promise<Topology> {
   // what is up so far, stopped in reverse order when a later part fails to start
@@ -117,13 +123,19 @@ export async function startTopology(prng: Prng, log: (line: string) => void, opt
 
 async function start(prng: Prng, log: (line: string) => void, undo: (() => Promise<unknown>)[], options: TopologyOptions): Promise<Topology> {
   const started = Date.now()
-  const postgres = await startPrivatePostgres()
-  undo.push(() => postgres.close())
-  const admin = new pg.Client({ connectionString: postgres.url("postgres") })
-  await admin.connect()
-  await admin.query(`create database ${DATABASE}`)
-  await admin.end()
-  const databaseUrl = postgres.url(DATABASE)
+  const postgres = options.databaseUrl ? null : await startPrivatePostgres()
+  const pgServer = options.databaseUrl ?? postgres!.url("postgres")
+  // a database of its own, also on a staging server: the store's own data is never touched
+  const database = options.databaseUrl ? `${DATABASE}_${Date.now()}` : DATABASE
+  const onServer = async (sql: string) => {
+    const admin = new pg.Client({ connectionString: pgServer })
+    await admin.connect()
+    await admin.query(sql).finally(() => admin.end())
+  }
+  undo.push(async () => (postgres ? postgres.close() : onServer(`drop database if exists ${database} with (force)`)))
+  await onServer(`create database ${database}`)
+  const databaseUrl = Object.assign(new URL(pgServer), { pathname: `/${database}` }).toString()
+  if (!postgres) log(`PostgreSQL: database ${database} created on ${new URL(pgServer).host} (dropped at the end); no PostgreSQL restarts`)
   const seedFile = path.join(os.tmpdir(), `payin-soak-seed-${process.pid}.json`)
   await runMedusa(["db:migrate"], { DATABASE_URL: databaseUrl })
   await runMedusa(["exec", "./seed/run-demo-seed.ts"], {
@@ -231,7 +243,8 @@ async function start(prng: Prng, log: (line: string) => void, undo: (() => Promi
       await sandbox.close()
       await closePayinPools()
       await redis.stop()
-      await postgres.close()
+      if (postgres) await postgres.close()
+      else await onServer(`drop database if exists ${database} with (force)`)
     },
   }
 
