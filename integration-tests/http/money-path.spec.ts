@@ -1,6 +1,7 @@
 // One money path: regression tests of the defects found by the review (issue 12), each on a real
 // Medusa, real PostgreSQL and the sandbox over HTTP. Two merchant accounts: instance "default"
 // (KEY) and instance "second" (SECOND_KEY), each with its own sandbox.
+import { Modules } from "@medusajs/framework/utils"
 import { sign } from "../../src/client/signature"
 import { lockingProbed } from "../../src/medusa"
 import { applyPayinEvent } from "../../src/money-path/apply"
@@ -8,6 +9,7 @@ import { reconcilePayins } from "../../src/money-path/reconcile"
 import type { RunningSandbox } from "../../src/sandbox"
 import { PLUGIN_BOOKING_BUDGET, countStatements, statementLines } from "../bench/statements"
 import { PAYIN_EVENTS, storeSpec } from "../support/harness"
+import { eventually } from "../support/medusa-process"
 import { control, payinsOfSession } from "../support/sandbox"
 import { Storefront } from "../support/storefront"
 
@@ -141,6 +143,27 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
     expect(others).toHaveLength(0)
     expect(payment.captures.map((c: any) => Number(c.amount))).toEqual([Number(tx.fiatAmount)])
     expect((await order(orderId)).payment_status).toBe("captured")
+  })
+
+  it("soak seed 1: a capture's order transaction written twice (a capture by hand raced the webhook's booking) is removed at payment.captured; the order counts the capture once", async () => {
+    const { tx, orderId, session } = await placedOrder()
+    expect((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)).status).toBe(200)
+    await deliver()
+    const [payment] = await h.paymentsOf(session.id, ["id", "captures.id", "captures.amount"])
+    expect(payment.captures).toHaveLength(1)
+    const orders = getContainer().resolve(Modules.ORDER) as any
+    const transactions = async () => (await orders.listOrderTransactions({ order_id: orderId })) as { amount: unknown; reference_id: string }[]
+    expect((await transactions()).map((t) => t.reference_id)).toEqual([payment.captures[0].id])
+    // what the second of two capture workflows at once writes: Medusa's addOrderTransactionStep
+    // checks for the capture's transaction, then inserts it
+    await orders.addOrderTransactions({ order_id: orderId, amount: 1790, currency_code: "rub", reference: "capture", reference_id: payment.captures[0].id })
+    expect(Number((await h.order(orderId, "id,summary")).summary.paid_total)).toBe(3580)
+    // Medusa emits payment.captured after the insert, as its capture workflow's last step
+    await (getContainer().resolve(Modules.EVENT_BUS) as any).emit({ name: "payment.captured", data: { id: payment.id } })
+    await eventually("one order transaction per capture", async () => (await transactions()).length === 1, 30_000, 200)
+    expect((await transactions()).map((t) => [t.reference_id, Number(t.amount)])).toEqual([[payment.captures[0].id, 1790]])
+    const after = await h.order(orderId, "id,payment_status,summary")
+    expect([after.payment_status, Number(after.summary.paid_total)]).toEqual(["captured", 1790])
   })
 
   it("defect 2: a closed pay-in with another amount than assigned is booked as received and flagged, with no re_calculation seen", async () => {
