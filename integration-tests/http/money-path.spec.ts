@@ -166,6 +166,31 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
     expect([after.payment_status, Number(after.summary.paid_total)]).toEqual(["captured", 1790])
   })
 
+  it("soak seed 1 (14 shoppers): a booking waits while a completion of the cart holds Medusa's cart lock (it may still roll the order back), then books for the order it left", async () => {
+    const { tx, orderId, session, cartId } = await placedOrder()
+    const placedRow = await row({ session_id: session.id })
+    // as while the completion runs: order.placed (emitted once it ended) has not linked the pay-in yet
+    await sql("update payin_transaction set order_id = null, cart_id = null where id = ?", [placedRow.id])
+    // a completion of the cart under way: Medusa's completeCartWorkflow holds the key <cart id>
+    // while it links the order and authorizes; before, the booking authorized the session under it,
+    // the completion failed on it, deleted its order and the session: money captured for no order
+    const locking = getContainer().resolve(Modules.LOCKING) as any
+    await locking.acquire(cartId, { ownerId: "completion-under-way", expire: 120 })
+    expect((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)).status).toBe(200)
+    await deliver()
+    const waiting = await row({ session_id: session.id })
+    expect([waiting.status, waiting.effect_pending, waiting.captured_at]).toEqual(["closed", "capture", null])
+    expect(waiting.last_error).toMatch(new RegExp(`completion of cart ${cartId} still holds its lock`))
+    expect(await paymentsOf(session.id)).toHaveLength(0)
+    await locking.release(cartId, { ownerId: "completion-under-way" })
+    await sql("update payin_transaction set next_effect_at = now() - interval '1 second' where id = ?", [waiting.id])
+    expect(await reconcilePayins(getContainer(), { olderThanSeconds: 0 })).toMatchObject({ effectsDone: 1 })
+    const [payment, ...others] = await paymentsOf(session.id)
+    expect(others).toHaveLength(0)
+    expect(payment.captures.map((c: any) => Number(c.amount))).toEqual([Number(tx.fiatAmount)])
+    expect((await order(orderId)).payment_status).toBe("captured")
+  })
+
   it("defect 2: a closed pay-in with another amount than assigned is booked as received and flagged, with no re_calculation seen", async () => {
     const under = await placedOrder()
     const over = await placedOrder()

@@ -18,7 +18,7 @@ export const MEDUSA_INTERNALS = {
   "link.order_payment_collection": "Query reads the link order_payment_collection (order_id, payment_collection_id)",
   "link.payment_collection": "Query reads a payment collection's linked cart and order (cart.id, order.id, order.status)",
   "locking.table":
-    "locking-postgres keeps its locks in the table locking (id, owner_id, expiration), a row per key: the plugin takes and releases its payin: keys there itself",
+    "locking-postgres keeps its locks in the table locking (id, owner_id, expiration), a row per key: the plugin takes and releases its payin: keys there itself, and reads whether a cart's completion holds the key <cart id>",
   "modules.notification_instance":
     "MedusaModule.getModuleInstance gives the loaded Notification Module to code with no request or job container (the health check in a module's start hook)",
   "modules.notification_providers":

@@ -1,5 +1,5 @@
 export { LINK_READS, cartOfOrder, collectionsOfOrder, linksOfCollection, orderOfCart } from "./links"
-export { clearExpiredLock, lockingProbed, locksInTable, releaseTableLock, takeTableLock } from "./locking-table"
+export { clearExpiredLock, lockHeld, lockingProbed, locksInTable, releaseTableLock, takeTableLock } from "./locking-table"
 export { type CradleSession, PAYMENT_CRADLE, capturedWith, sessionOf } from "./payment-cradle"
 export { type InternalCheck, MEDUSA_INTERNALS, type MedusaInternal, checkMedusa } from "./check"
 export { NO_FEED_PROVIDER, channelsWithProvider, loadedNotificationModule } from "./notification-module"

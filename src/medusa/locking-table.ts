@@ -84,3 +84,25 @@ export async function releaseTableLock(container: MedusaContainer, key: string, 
   const pg = container.resolve(ContainerRegistrationKeys.PG_CONNECTION)
   await pg.raw("delete from locking where id = ? and owner_id = ?", [key, ownerId])
 }
+
+/**
+ * Whether another owner holds `key` unexpired: one statement on the table, a take-and-release
+ * through the module elsewhere. Medusa's completeCartWorkflow holds the key <cart id> from before
+ * it links the order until it authorized the payment (or rolled the order back).
+ */
+export async function lockHeld(container: MedusaContainer, key: string): Promise<boolean> {
+  if (locksInTable(container)) {
+    const pg = container.resolve(ContainerRegistrationKeys.PG_CONNECTION)
+    const { rows } = await pg.raw("select 1 from locking where id = ? and (expiration is null or expiration > now())", [key])
+    return rows.length > 0
+  }
+  const locking = container.resolve(Modules.LOCKING)
+  const ownerId = `payin-probe-${process.pid}-${Math.random().toString(36).slice(2)}`
+  try {
+    await locking.acquire(key, { ownerId, expire: 1 })
+  } catch {
+    return true
+  }
+  await locking.release(key, { ownerId }).catch(() => undefined)
+  return false
+}
