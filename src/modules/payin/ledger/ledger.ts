@@ -6,7 +6,7 @@ import { commitAndEmit, emitWritten, rowIn, writeAndEmit, type Written } from ".
 import { type ClaimedRow, type EffectDeps, LedgerEffects } from "./effects"
 import { EffectFencedError, ForeignPayinError, ServiceIdMismatchError } from "./errors"
 import type { LedgerEventSink } from "./events"
-import { FLAG_KINDS_SQL, addFlag, assignedBy, changeDetails, closedAgainUnseen, effectOfMove, flagsOfMove, flagsOfUnseenDispute, history, lockRow, moveStatus, serviceColumns, statusColumns } from "./rows"
+import { FLAG_KINDS_SQL, addFlag, assignedBy, changeDetails, closedAgainUnseen, effectOfMove, flagsOfMove, history, lockRow, recordUnseenDispute, moveStatus, serviceColumns, statusColumns } from "./rows"
 import type { LedgerNotice, LedgerRow, RecordResult, SeenRow, StatusSource } from "./types"
 
 export type LedgerDeps = EffectDeps & {
@@ -208,9 +208,7 @@ export class Ledger {
         ledgerId,
       ])
       if (!closedAgainUnseen(current, tx)) return { row: rows[0], transition, notices }
-      // the dispute's own callbacks, if they come, are old news then (apply.ts asks the service first)
-      await history(trx, current, "closed", "closed", source, "closed again after a dispute the store had not heard of", tx)
-      for (const { flag, details } of flagsOfUnseenDispute(current, rows[0], tx)) notices.push(...(await addFlag(trx, rows[0], flag, details)))
+      notices.push(...(await recordUnseenDispute(trx, current, rows[0], source, tx)))
       return { row: await rowIn(trx, ledgerId), transition, notices }
     }
     const row = (await moveStatus(trx, current, transition.to, source, tx, null, serviceFields))!

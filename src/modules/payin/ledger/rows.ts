@@ -140,6 +140,14 @@ export function flagsOfUnseenDispute(before: LedgerRow, after: LedgerRow, tx: Tr
   ]
 }
 
+/** The history row and flags of a close again after a dispute the ledger never saw; the dispute's own callbacks are old news then (apply.ts asks the service first). */
+export async function recordUnseenDispute(trx: Db, before: LedgerRow, after: LedgerRow, source: StatusSource, tx: Transaction): Promise<LedgerNotice[]> {
+  await history(trx, before, "closed", "closed", source, "closed again after a dispute the store had not heard of", tx)
+  const notices: LedgerNotice[] = []
+  for (const { flag, details } of flagsOfUnseenDispute(before, after, tx)) notices.push(...(await addFlag(trx, after, flag, details)))
+  return notices
+}
+
 export function effectOfMove(row: Pick<LedgerRow, "paid_at" | "captured_at" | "store_canceled_at">, to: LedgerStatus): StatusEffect | null {
   return effectOf(to, { paid: Boolean(row.paid_at), captured: Boolean(row.captured_at), ended: Boolean(row.store_canceled_at) })
 }
