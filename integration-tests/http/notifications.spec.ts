@@ -4,7 +4,7 @@
 // Off by default; switched on from the admin settings route; one notification per order and kind
 // (payin.instructions, payin.paid, payin.expired) whatever is repeated.
 import { Modules } from "@medusajs/framework/utils"
-import { notifyCaptured, notifyOrderPlaced } from "../../src/notifications/notify"
+import { notifyCaptured, notifyExpired, notifyOrderPlaced } from "../../src/notifications/notify"
 import type { RunningSandbox } from "../../src/sandbox"
 import { storeSpec } from "../support/harness"
 import { eventually } from "../support/medusa-process"
@@ -313,6 +313,22 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
     expect(lost.session_deleted_at).toBeTruthy()
     const history = (await api.get(`/admin/payin/transactions/${lost.id}`, admin)).data.history
     expect(history.map((x: any) => x.note)).toContain("payment session not held by Medusa (its creation failed after the pay-in was made)")
+  })
+
+  it("soak seed 1 (30 minutes): an order's expired pay-in whose session Medusa deleted before the notification ran (pay again's new session) still gets payin.expired", async () => {
+    const { orderId, payin: tx, session } = await h.placedOrder()
+    await control(sandbox, "POST", "/_sandbox/clock/advance", { seconds: 901 })
+    await control(sandbox, "GET", `/_sandbox/transactions/${tx.id}`) // expiry is applied on read
+    await h.deliver() // notifications off: nothing sent yet
+    const row = await ledgerRow(session.id)
+    expect([row.status, row.order_id]).toEqual(["canceled", orderId])
+    await switchOn()
+    // what pay again's new session has Medusa do to the old one before payin.expired is handled
+    await h.sql("update payin_transaction set session_deleted_at = now() where id = ?", [row.id])
+    await (getContainer().resolve(Modules.PAYMENT) as any).deletePaymentSession(session.id)
+    // before: the order was found only through the deleted session: skipped
+    expect(await notifyExpired(getContainer(), row.id, "payin.expired")).toMatchObject({ kind: "expired", outcome: "sent", order_id: orderId })
+    expect((await notificationsOf(orderId)).expired).toHaveLength(1)
   })
 
   it("a channel without a provider: the notifications fail (stored as failure), the money path does not; retries keep one row", async () => {

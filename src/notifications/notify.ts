@@ -171,7 +171,10 @@ export async function notifyExpired(container: MedusaContainer, ledgerId: string
     if (!row?.session_id) return { kind: "expired", outcome: "skipped", order_id: null }
     if (!(await settingsOf(payin, row.provider_id))) return { kind: "expired", outcome: "disabled", order_id: row.order_id }
     const session = row.paid_at || row.session_deleted_at ? null : await loadSession(container, row.session_id)
-    const order = session?.orderId && !session.paymentCapturedAt ? await loadOrder(container, session.orderId) : null
+    // an order's pay-in whose session Medusa deleted after it ended (pay again's new session): the
+    // order linked at order.placed (soak seed 1, 30 minutes: expired never sent)
+    const orderId = session ? (session.paymentCapturedAt ? null : session.orderId) : row.paid_at ? null : row.order_id
+    const order = orderId ? await loadOrder(container, orderId) : null
     if (!order || paymentCompleted(order)) return { kind: "expired", outcome: "skipped", order_id: order?.id ?? null }
     const now = Date.now()
     const others = (await markLostSessions(container, await payin.ledger.ofCollections(order.collection_ids))).filter((r) => r.id !== row.id)
