@@ -15,6 +15,8 @@ export const PAYIN_ERROR_CODES = [
   "payin_order_paid",
   "payin_order_canceled",
   "payin_not_this_provider",
+  "payin_busy",
+  "payin_store_unavailable",
   "payin_not_paid",
   "payin_not_capturable",
   "payin_capture_exceeds_received",

@@ -3,7 +3,9 @@
 // POST /store/payin/pay-again. Real Medusa, real PostgreSQL, the sandbox over HTTP; every money
 // figure is read from Medusa's own records (the order's payment status, its payments' captures).
 import { Modules } from "@medusajs/framework/utils"
+import { PAY_AGAIN_LOCK } from "../../src/api/store/payin/pay-again/route"
 import { applyPendingEffect } from "../../src/money-path/apply"
+import { tryLock } from "../../src/money-path/lock"
 import { reconcilePayins } from "../../src/money-path/reconcile"
 import type { RunningSandbox } from "../../src/sandbox"
 import { PAYIN_EVENTS, storeSpec } from "../support/harness"
@@ -175,6 +177,28 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
     await deliver()
     expect((await orderOf(orderId)).payment_status).toBe("captured")
     expect(capturedTotal(await paymentsOfOrder(orderId))).toBe(total)
+  })
+
+  it("soak seed 1 (30 minutes): while another request holds the order, 503 payin_busy with Retry-After (was 500); a killed server's lock expires within the wait", async () => {
+    await payAgainOn(2)
+    const { orderId } = await h.placedOrder()
+    await expire()
+    const key = `payin:pay-again:${orderId}`
+    // another server answers a pay again of this order and keeps its lock (renewed) past the wait
+    expect(await tryLock(getContainer(), key, "payin-other-server", 60)).toBe(true)
+    const busy = await payAgain({ order_id: orderId })
+    expect(busy.status).toBe(503)
+    expect(busy.headers?.["retry-after"]).toBe("5")
+    expect(busy.data).toMatchObject({ code: "payin_busy", message: expect.stringMatching(/\(payin_busy\)$/) })
+    expect(await rowsOf(orderId)).toHaveLength(1)
+    // that server is killed: its lock, no longer renewed, expires before a waiter gives up
+    expect(PAY_AGAIN_LOCK.expireSeconds * 1000).toBeLessThan(PAY_AGAIN_LOCK.waitMs)
+    expect(await tryLock(getContainer(), key, "payin-other-server", PAY_AGAIN_LOCK.expireSeconds)).toBe(true)
+    const answer = await payAgain({ order_id: orderId })
+    expect(answer.status).toBe(200)
+    const [first, second] = await rowsOf(orderId)
+    expect(answer.data.payin.payin_id).toBe(second.service_id)
+    expect(second.service_id).not.toBe(first.service_id)
   })
 
   it("return URLs in the body win, key by key; a stored one whose origin is no longer allowed is left out", async () => {

@@ -110,19 +110,21 @@ export class Storefront {
   }
 
   /** POST /store/payin/pay-again: its status and body, errors included (`headers`: another publishable key). */
-  async payAgain(body: Record<string, unknown>, headers = this.headers.headers): Promise<{ status: number; data: any }> {
+  async payAgain(body: Record<string, unknown>, headers = this.headers.headers): Promise<{ status: number; data: any; headers?: Record<string, string> }> {
     return answered(() => this.api.post("/store/payin/pay-again", body, { headers }))
   }
 }
 
 /** An answer's status and body, an HTTP error's too. */
-async function answered(send: () => Promise<{ status: number; data: any }>): Promise<{ status: number; data: any }> {
+async function answered(
+  send: () => Promise<{ status: number; data: any; headers?: any }>
+): Promise<{ status: number; data: any; headers?: Record<string, string> }> {
   try {
     const res = await send()
-    return { status: res.status, data: res.data }
+    return { status: res.status, data: res.data, headers: res.headers }
   } catch (error: any) {
     if (error.response) {
-      return { status: error.response.status, data: error.response.data }
+      return { status: error.response.status, data: error.response.data, headers: error.response.headers }
     }
     throw error
   }

@@ -144,6 +144,8 @@ const EN_ERRORS: Record<string, string> = {
   payin_order_paid: "This order is already paid.",
   payin_order_canceled: "This order was canceled. To buy these items, place a new order.",
   payin_not_this_provider: "This order is paid another way: no bank transfer details can be issued for it.",
+  payin_busy: "Your payment details are still being prepared. Try again in a few seconds.",
+  payin_store_unavailable: "The store is busy right now. Try again in a few seconds.",
 }
 const RU_ERRORS: Record<string, string> = {
   payin_requisites_unavailable: "Сейчас нет свободных реквизитов для этого банка и способа. Выберите другой банк или способ или попробуйте через минуту.",
@@ -157,6 +159,8 @@ const RU_ERRORS: Record<string, string> = {
   payin_order_paid: "Этот заказ уже оплачен.",
   payin_order_canceled: "Заказ отменён. Чтобы купить эти товары, оформите новый заказ.",
   payin_not_this_provider: "Этот заказ оплачивается другим способом: реквизиты для перевода по нему получить нельзя.",
+  payin_busy: "Реквизиты для оплаты ещё готовятся. Попробуйте через несколько секунд.",
+  payin_store_unavailable: "Магазин сейчас занят. Попробуйте через несколько секунд.",
 }
 const withCodeText = (text: string, code: string | null) => (code ? appendCode(text, code) : text)
 

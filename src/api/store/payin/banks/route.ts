@@ -9,10 +9,13 @@ import { findCart } from "../lookups"
 import { chooseProvider, inSalesChannels } from "../scope"
 import { banksQuerySchema } from "../validators"
 import { withCode, type PayinErrorCode } from "../../../../error-code"
+import { storeRoute } from "../unavailable"
 
 const cache = new BanksCache()
 
-export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise<void> {
+export const GET = storeRoute(banks)
+
+async function banks(req: MedusaStoreRequest, res: MedusaResponse): Promise<void> {
   const query = parseOr400(res, banksQuerySchema, req.query)
   if (!query) return
   const payin = payinModule(req)

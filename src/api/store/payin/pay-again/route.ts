@@ -11,6 +11,7 @@ import { payAgainState } from "../pay-again-state"
 import { inSalesChannels } from "../scope"
 import { orderStatusBody } from "../status-body"
 import { payAgainBodySchema } from "../validators"
+import { storeRoute } from "../unavailable"
 import { earlierReturnUrls } from "./return-urls"
 
 const REFUSALS: Record<PayAgainRefusal, string> = {
@@ -21,7 +22,15 @@ const REFUSALS: Record<PayAgainRefusal, string> = {
   payin_not_this_provider: "This order is not paid by bank transfer through this store's pay-in provider",
 }
 
-export async function POST(req: MedusaStoreRequest, res: MedusaResponse): Promise<void> {
+/**
+ * One request per order at a time. Renewed every few seconds while it runs, so a server killed
+ * holding it blocks the order for at most `expireSeconds`, less than a waiter waits (then 503 payin_busy).
+ */
+export const PAY_AGAIN_LOCK = { expireSeconds: 10, waitMs: 12_000 }
+
+export const POST = storeRoute(payAgain)
+
+async function payAgain(req: MedusaStoreRequest, res: MedusaResponse): Promise<void> {
   const body = parseOr400(res, payAgainBodySchema, req.body)
   if (!body) return
   const { order_id: orderId, ...chosen } = body
@@ -61,7 +70,7 @@ export async function POST(req: MedusaStoreRequest, res: MedusaResponse): Promis
       }
       return null
     },
-    { waitMs: 15_000, expireSeconds: 60 }
+    PAY_AGAIN_LOCK
   )
   if (refusal) {
     res.status(409).json({ type: MedusaError.Types.NOT_ALLOWED, code: refusal, message: withCode(REFUSALS[refusal], refusal) })

@@ -14,6 +14,7 @@ import { statusOf, type StatusWhere } from "../status-body"
 import type { PayinStatusResponse } from "../../../../storefront/types"
 import { PayinWatch, type VersionReader, versionOf } from "./wait"
 import { statusQuerySchema } from "../validators"
+import { storeRoute } from "../unavailable"
 
 const throttle = new LookupThrottle()
 /** At most one warning a minute about failed lookups (a down service must not flood the log). */
@@ -22,7 +23,9 @@ let lastWarnAt = 0
 let suppressedWarnings = 0
 
 // The id is the capability, as in Medusa's own GET /store/carts/:id and /store/orders/:id, within the publishable key's sales channels.
-export async function GET(req: MedusaStoreRequest, res: MedusaResponse): Promise<void> {
+export const GET = storeRoute(status)
+
+async function status(req: MedusaStoreRequest, res: MedusaResponse): Promise<void> {
   const query = parseOr400(res, statusQuerySchema, req.query)
   if (!query) return
   const channels = req.publishable_key_context?.sales_channel_ids
