@@ -88,6 +88,27 @@ storeSpec(
       expect(flakyNotifications.sent.filter((s) => s.order_id === orderId).map((s) => s.template).sort()).toEqual(["payin.instructions", "payin.paid"])
     })
 
+    it("soak seed 1 (30 minutes): a notification Medusa left pending (its sender killed before the provider's answer was recorded) is sent again once 30 s old; a younger one is not sent twice", async () => {
+      const { orderId, session } = await h.placedOrder()
+      const ledgerId = (await h.ledger.rows({ session_id: session.id }))[0].id
+      await eventually("instructions sent", async () => (await shown(ledgerId))[0]?.status === "sent")
+      const key = `payin:instructions:${orderId}`
+      // the worker died after the Notification Module wrote its row, before the provider's answer and the plugin's record
+      await h.sql(`update notification set status = 'pending', updated_at = now() where idempotency_key = ?`, [key])
+      await h.sql(`update payin_notification set status = 'due', sent_at = null, next_attempt_at = now() where order_id = ? and kind = 'instructions'`, [orderId])
+      // its sender may still be answering: tried again later, not sent now
+      expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(1) })).toMatchObject({ due: 1, failed: 1 })
+      expect((await moduleRows(orderId, "instructions")).map((r) => r.status)).toEqual(["pending"])
+      expect((await shown(ledgerId))[0]).toMatchObject({ status: "failed", last_error: expect.stringMatching(/is being sent/) })
+      // 30 s on, no sender answered: sent again as itself, once
+      await h.sql(`update notification set updated_at = now() - interval '31 seconds' where idempotency_key = ?`, [key])
+      expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(10) })).toMatchObject({ due: 1, sent: 1 })
+      expect((await moduleRows(orderId, "instructions")).map((r) => r.status)).toEqual(["success"])
+      expect(flakyNotifications.sent.filter((s) => s.order_id === orderId && s.template === "payin.instructions")).toHaveLength(2)
+      expect((await shown(ledgerId))[0]).toMatchObject({ status: "sent", next_attempt_at: null })
+      expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(60) })).toMatchObject({ due: 0 })
+    })
+
     it("gives up after the attempt limit: the admin shows it failed, with no next attempt", async () => {
       flakyNotifications.failFirst = 1_000
       const { orderId, session } = await h.placedOrder()

@@ -442,14 +442,36 @@ async function waitQuiet(databaseUrl: string, maxMs: number): Promise<{ ms: numb
   return { ms: Date.now() - started, left }
 }
 
-export type DrainReport = { webhooksIdleMs: number; quietMs: number; reconciledNow: number; quietAfterMs: number; left: { inbox: number; effects: number } }
+export type DrainReport = {
+  webhooksIdleMs: number
+  quietMs: number
+  reconciledNow: number
+  quietAfterMs: number
+  notificationsMs: number
+  left: { inbox: number; effects: number; notifications: number }
+}
+
+/** Shopper notifications the plugin owes and will retry within 2 minutes (a send cut by a kill near the end). */
+async function notificationsOwed(databaseUrl: string): Promise<number> {
+  return withDb(databaseUrl, async (db) =>
+    Number(
+      (
+        await db.query(
+          `select count(*)::int as n from payin_notification
+           where status in ('due', 'failed') and next_attempt_at is not null and next_attempt_at <= now() + interval '2 minutes' and deleted_at is null`
+        )
+      ).rows[0].n
+    )
+  )
+}
 
 /**
  * The drain, after the load and the faults stopped (every process up): the service's webhook
  * queue emptied (its retries included, at most 3 minutes), then the worker's backlog (inbox
  * entries not applied, effects pending) gone for 6 s running (at most 2 minutes); then "Reconcile
  * now" from the admin for every pay-in whose ledger status still differs from the service's or
- * whose effect is pending, and the backlog waited out again (at most 1 minute).
+ * whose effect is pending, and the backlog waited out again (at most 1 minute); then the shopper
+ * notifications the plugin still owes and retries within 2 minutes, sent (at most 2.5 minutes).
  */
 export async function drain(topology: Topology, log: (line: string) => void): Promise<DrainReport> {
   const t0 = Date.now()
@@ -472,8 +494,16 @@ export async function drain(topology: Topology, log: (line: string) => void): Pr
     if (res.statusCode !== 200) log(`Reconcile now of ${row.id}: ${res.statusCode}`)
   }
   const after = stale.length ? await waitQuiet(topology.databaseUrl, 60_000) : { ms: 0, left: first.left }
-  log(`drain: webhooks idle after ${webhooksIdleMs} ms, backlog gone after ${first.ms} ms, Reconcile now for ${stale.length} pay-ins`)
-  return { webhooksIdleMs, quietMs: first.ms, reconciledNow: stale.length, quietAfterMs: after.ms, left: after.left }
+  // the retry job (every minute) sends what a kill cut short; a pending row waits 30 s for its sender
+  const t1 = Date.now()
+  let owed = await notificationsOwed(topology.databaseUrl)
+  while (owed > 0 && Date.now() - t1 < 150_000) {
+    await sleep(5_000)
+    owed = await notificationsOwed(topology.databaseUrl)
+  }
+  const notificationsMs = Date.now() - t1
+  log(`drain: webhooks idle after ${webhooksIdleMs} ms, backlog gone after ${first.ms} ms, Reconcile now for ${stale.length} pay-ins, notifications owed ${owed} after ${notificationsMs} ms`)
+  return { webhooksIdleMs, quietMs: first.ms, reconciledNow: stale.length, quietAfterMs: after.ms, notificationsMs, left: { ...after.left, notifications: owed } }
 }
 
 /** The three records of every pay-in the service holds. */

@@ -77,7 +77,7 @@ export function markdown(r: SoakReport): string {
     )
   }
   lines.push(
-    `Started ${r.startedAt}; wall ${r.wallSeconds} s (boot ${r.bootSeconds} s, load ${r.loadSeconds} s, drain ${Math.round((r.drain.webhooksIdleMs + r.drain.quietMs + r.drain.quietAfterMs) / 1000)} s). ` +
+    `Started ${r.startedAt}; wall ${r.wallSeconds} s (boot ${r.bootSeconds} s, load ${r.loadSeconds} s, drain ${Math.round((r.drain.webhooksIdleMs + r.drain.quietMs + r.drain.quietAfterMs + (r.drain.notificationsMs ?? 0)) / 1000)} s). ` +
       `${r.payins} pay-ins at the service, ${total.placed} orders, ${r.faults.filter((f) => f.startedAt).length} faults. **${violations} violation${violations === 1 ? "" : "s"}.**`
   )
   lines.push("")
@@ -88,7 +88,7 @@ export function markdown(r: SoakReport): string {
   lines.push("")
   lines.push(`Store API answers: ${Object.entries(r.storeAnswers).sort().map(([s, n]) => `${s}: ${n}`).join(", ")}. ` +
     `Webhooks through the balancer: ${r.balancer.forwarded} forwarded, ${r.balancer.duplicated} duplicated, ${r.balancer.refused} refused (no server up), ${r.balancer.dropped} dropped and ${r.balancer.broken} refused by a fault. ` +
-    `Drain: Reconcile now for ${r.drain.reconciledNow} pay-ins; left at the end: ${r.drain.left.inbox} inbox entries, ${r.drain.left.effects} effects. ` +
+    `Drain: Reconcile now for ${r.drain.reconciledNow} pay-ins; left at the end: ${r.drain.left.inbox} inbox entries, ${r.drain.left.effects} effects, ${r.drain.left.notifications ?? 0} notifications owed. ` +
     `Money: ${r.audit.money.payinsPaid} pay-ins paid (${r.audit.money.late} after their window, ${r.audit.money.lateCaptured} of them captured), ` +
     `${(r.audit.money.arrived / 100).toFixed(2)} arrived, ${(r.audit.money.captured / 100).toFixed(2)} captured.`)
   if (r.serverErrors.length) {

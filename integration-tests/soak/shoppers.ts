@@ -277,7 +277,8 @@ export async function runShoppers(topology: Topology, root: Prng, shoppers: numb
         }
         return
       }
-      if (answer.status !== 200 || Date.now() > deadline) {
+      // a 503 (payin_busy, payin_store_unavailable) says ask again, as the kit does
+      if ((answer.status !== 200 && answer.status !== 503) || Date.now() > deadline) {
         c.notes.push(`pay again: ${answer.status} ${JSON.stringify(answer.data?.code ?? answer.data?.payin?.state ?? "").slice(0, 80)} after ${attempt + 1} asks: gave up`)
         return
       }

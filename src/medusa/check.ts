@@ -3,7 +3,7 @@ import { ContainerRegistrationKeys, Modules } from "@medusajs/framework/utils"
 import { StepResponse, WorkflowResponse, createStep, createWorkflow } from "@medusajs/framework/workflows-sdk"
 import { LINK_READS } from "./links"
 import { lockingTableColumns } from "./locking-table"
-import { NO_FEED_PROVIDER, channelsWithProvider, loadedNotificationModule } from "./notification-module"
+import { NO_FEED_PROVIDER, channelsWithProvider, loadedNotificationModule, markNotificationFailed } from "./notification-module"
 import { capturedWith, sessionOf } from "./payment-cradle"
 import { perService } from "./per-service"
 
@@ -23,6 +23,8 @@ export const MEDUSA_INTERNALS = {
     "MedusaModule.getModuleInstance gives the loaded Notification Module to code with no request or job container (the health check in a module's start hook)",
   "modules.notification_providers":
     "the Notification Module's cradle holds notificationProviderService, whose getProviderForChannels(channels) gives the enabled providers of those channels (the health alerts skip a channel with none)",
+  "modules.notification_update":
+    "the Notification Module's service has MedusaService's updateNotifications({ id, status }), which the plugin uses to mark a notification left pending by a killed sender as failed so it is sent again",
   "modules.workflow_container":
     "a workflow's container (a scheduled job's) hands out each module service in a new Proxy that writes through to the service and reads its non-function properties: state the plugin keeps per service (perService) is the same through it",
 } as const
@@ -74,6 +76,15 @@ export async function checkMedusa(container: MedusaContainer): Promise<InternalC
     const found = await channelsWithProvider(loaded, ["feed", "email"])
     const missing = ["feed", "email"].filter((c) => !found.has(c))
     return `channels with a provider: ${[...found].join(", ") || "none"}${missing.includes("feed") ? `; ${NO_FEED_PROVIDER}` : ""}`
+  })
+  await record("modules.notification_update", async () => {
+    const missing = "noti_payin_check_missing"
+    const outcome = await markNotificationFailed(container.resolve(Modules.NOTIFICATION), missing).then(
+      () => "updated",
+      (error: unknown) => (error instanceof Error ? error.message : String(error))
+    )
+    if (!new RegExp(`${missing}.*not found|not found.*${missing}`, "i").test(outcome)) throw new Error(`updateNotifications of an unknown id: ${outcome}`)
+    return "updateNotifications updates a notification by id (an unknown id: not found)"
   })
   await record("modules.workflow_container", async () => {
     const outside = perService(container.resolve(Modules.LOCKING), CHECK_STATE, () => "kept outside the workflow")

@@ -2,5 +2,5 @@ export { LINK_READS, cartOfOrder, collectionsOfOrder, linksOfCollection, orderOf
 export { clearExpiredLock, lockHeld, lockingProbed, locksInTable, releaseTableLock, takeTableLock } from "./locking-table"
 export { type CradleSession, PAYMENT_CRADLE, capturedWith, sessionOf } from "./payment-cradle"
 export { type InternalCheck, MEDUSA_INTERNALS, type MedusaInternal, checkMedusa } from "./check"
-export { NO_FEED_PROVIDER, channelsWithProvider, loadedNotificationModule } from "./notification-module"
+export { NO_FEED_PROVIDER, channelsWithProvider, loadedNotificationModule, markNotificationFailed } from "./notification-module"
 export { perService } from "./per-service"

@@ -35,3 +35,17 @@ export async function channelsWithProvider(module: INotificationModuleService, c
 export const NO_FEED_PROVIDER =
   'no notification provider for the "feed" channel, so pay-in alerts do not reach the admin\'s notification panel: add one to the Notification Module ' +
   '({ resolve: "@medusajs/medusa/notification-local", id: "local", options: { channels: ["feed"] } }), or send alerts by e-mail only (alertEmailRecipients)'
+
+type Updatable = { updateNotifications?: (data: { id: string; status: string }) => Promise<unknown> }
+
+/**
+ * Marks a notification row `failure` so createNotifications sends it again as itself: the module
+ * re-sends only failed rows, and a sender killed between its `pending` row and the provider's
+ * answer leaves one pending for good. `updateNotifications` is MedusaService's generated update,
+ * absent from INotificationModuleService's type.
+ */
+export async function markNotificationFailed(module: INotificationModuleService, id: string): Promise<void> {
+  const update = (module as unknown as Updatable).updateNotifications
+  if (typeof update !== "function") throw new Error("the Notification Module has no updateNotifications")
+  await update.call(module, { id, status: "failure" })
+}

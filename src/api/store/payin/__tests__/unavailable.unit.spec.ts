@@ -8,7 +8,7 @@ describe("storeUnavailableCode: which errors of the store's own infrastructure a
     ["PostgreSQL shutting down (57P01)", Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }), "payin_store_unavailable"],
     ["the pool's connection refused", Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }), "payin_store_unavailable"],
     ["knex's acquire timeout", new Error("Knex: Timeout acquiring a connection. The pool is probably full."), "payin_store_unavailable"],
-    ["a workflow's error wrapping the driver's", new Error("step failed", { cause: Object.assign(new Error("x"), { code: "08006" }) }), "payin_store_unavailable"],
+    ["a workflow's error wrapping the driver's", Object.assign(new Error("step failed"), { cause: Object.assign(new Error("x"), { code: "08006" }) }), "payin_store_unavailable"],
     ["a plain object (a workflow's serialized error)", { message: "Connection terminated unexpectedly" }, "payin_store_unavailable"],
   ])("%s → %s", (_what, error, code) => {
     expect(storeUnavailableCode(error)).toBe(code)
