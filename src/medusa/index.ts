@@ -2,5 +2,14 @@ export { LINK_READS, cartOfOrder, collectionsOfOrder, linksOfCollection, orderOf
 export { clearExpiredLock, lockHeld, lockingProbed, locksInTable, releaseTableLock, takeTableLock } from "./locking-table"
 export { type CradleSession, PAYMENT_CRADLE, capturedWith, sessionOf } from "./payment-cradle"
 export { type InternalCheck, MEDUSA_INTERNALS, type MedusaInternal, checkMedusa } from "./check"
-export { NO_FEED_PROVIDER, channelsWithProvider, loadedNotificationModule, markNotificationFailed } from "./notification-module"
+export {
+  type ExistingNotification,
+  NO_FEED_PROVIDER,
+  PENDING_SEND_LOST_MS,
+  channelsWithProvider,
+  loadedNotificationModule,
+  markNotificationFailed,
+  notificationOfKey,
+  sendVerdict,
+} from "./notification-module"
 export { perService } from "./per-service"

@@ -37,11 +37,36 @@ export const NO_FEED_PROVIDER =
   '({ resolve: "@medusajs/medusa/notification-local", id: "local", options: { channels: ["feed"] } }), or send alerts by e-mail only (alertEmailRecipients)'
 
 type Updatable = { updateNotifications?: (data: { id: string; status: string }) => Promise<unknown> }
+export type ExistingNotification = { id: string; status: string; updated_at: string | Date }
 
 /**
- * Marks a notification row `failure` so createNotifications sends it again as itself: the module
- * re-sends only failed rows, and a sender killed between its `pending` row and the provider's
- * answer leaves one pending for good. `updateNotifications` is MedusaService's generated update,
+ * A `pending` row this old lost its sender (killed between the module's row and the provider's
+ * answer): sent again, at least once rather than never (soak seed 1, 30 minutes: two paid
+ * notifications left pending across a worker kill).
+ */
+export const PENDING_SEND_LOST_MS = 30_000
+
+/** The row of an idempotency key (the module's filter type lacks the key its model has). */
+export async function notificationOfKey(module: INotificationModuleService, key: string): Promise<ExistingNotification | undefined> {
+  const list = module.listNotifications as unknown as (filter: object, config: object) => Promise<ExistingNotification[]>
+  return (await list.call(module, { idempotency_key: key }, { select: ["id", "status", "updated_at"], take: 1 }))[0]
+}
+
+/**
+ * Whether to send a key's notification: "send" when there is no row, its send failed, or a killed
+ * sender left it `pending` past PENDING_SEND_LOST_MS (marked `failure` first: the module sends
+ * again only failed rows, as themselves); "sent"; "in_flight" while a sender may still answer.
+ */
+export async function sendVerdict(module: INotificationModuleService, existing: ExistingNotification | undefined, now = Date.now()): Promise<"send" | "sent" | "in_flight"> {
+  if (!existing || existing.status === "failure") return "send"
+  if (existing.status !== "pending") return "sent"
+  if (now - new Date(existing.updated_at).getTime() < PENDING_SEND_LOST_MS) return "in_flight"
+  await markNotificationFailed(module, existing.id)
+  return "send"
+}
+
+/**
+ * Marks a notification row `failure`. `updateNotifications` is MedusaService's generated update,
  * absent from INotificationModuleService's type.
  */
 export async function markNotificationFailed(module: INotificationModuleService, id: string): Promise<void> {

@@ -6,7 +6,7 @@ import { errorMessage } from "../client/errors"
 import type { LedgerRow } from "../modules/payin/ledger/types"
 import type PayinModuleService from "../modules/payin/service"
 import { LockTimeoutError, withLock } from "../money-path/lock"
-import { cartOfOrder, markNotificationFailed } from "../medusa"
+import { cartOfOrder, notificationOfKey, sendVerdict } from "../medusa"
 import { loadSession, markLostSessions } from "../money-path/session"
 import { instanceIdOf, isPayinProvider } from "../provider-id"
 import { traceNotification } from "../telemetry"
@@ -35,12 +35,6 @@ const paymentCompleted = (order: Order) => order.collection_statuses.includes("c
 
 /** A killed holder blocks the key for 20 s; a waiter gives up after 10 s and fails, so a retried event sends once the lock expired. */
 const SEND_LOCK = { expireSeconds: 20, waitMs: 10_000 }
-/**
- * A `pending` row this old, seen under the send lock, lost its sender (killed between Medusa's row
- * and the provider's answer; the lock outlives no live sender): sent again, at least once rather
- * than never (soak seed 1, 30 minutes: two paid notifications left pending).
- */
-export const PENDING_SEND_LOST_MS = 30_000
 
 const payinOf = (container: MedusaContainer) => container.resolve<PayinModuleService>(PAYIN_MODULE)
 const queryOf = (container: MedusaContainer) => container.resolve(ContainerRegistrationKeys.QUERY)
@@ -215,23 +209,15 @@ async function send(
       container,
       `payin-notification:${key}`,
       async (): Promise<NotifyResult> => {
-        // the module's filter type lacks idempotency_key (its model has it): read through Query
-        const { data: found } = await queryOf(container).graph({
-          entity: "notification",
-          fields: ["id", "status", "updated_at"],
-          filters: { idempotency_key: key },
-        })
-        const existing = found[0] as { id: string; status: string; updated_at: string | Date } | undefined
-        if (existing?.status === "pending") {
-          const since = new Date(existing.updated_at).getTime()
-          if (Date.now() - since < PENDING_SEND_LOST_MS) throw new Error(`the notification ${existing.id} is being sent (pending since ${new Date(since).toISOString()})`)
-          await markNotificationFailed(notifications, existing.id)
-          existing.status = "failure"
-          container.resolve("logger").warn(`payin: the ${kind} notification of order ${order.id} was left pending (its sender stopped before the provider's answer was recorded): sent again`)
-        }
-        if (existing && existing.status !== "failure") {
-          await log.alreadySent(order.id, kind, existing.id)
+        const existing = await notificationOfKey(notifications, key)
+        const verdict = await sendVerdict(notifications, existing)
+        if (verdict === "in_flight") throw new Error(`the notification ${existing!.id} is being sent (pending since ${new Date(existing!.updated_at).toISOString()})`)
+        if (verdict === "sent") {
+          await log.alreadySent(order.id, kind, existing!.id)
           return { kind, outcome: "already_sent", order_id: order.id }
+        }
+        if (existing?.status === "pending") {
+          container.resolve("logger").warn(`payin: the ${kind} notification of order ${order.id} was left pending (its sender stopped before the provider's answer was recorded): sent again`)
         }
         const created = await notifications.createNotifications({
           // a row the provider failed to send is sent again as itself (the module updates it by id)

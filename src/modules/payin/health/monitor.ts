@@ -1,7 +1,7 @@
 import type { CreateNotificationDTO, INotificationModuleService, Logger } from "@medusajs/framework/types"
 import { errorMessage } from "../../../client/errors"
 import { SPANS, traced } from "../../../telemetry"
-import { NO_FEED_PROVIDER } from "../../../medusa/notification-module"
+import { NO_FEED_PROVIDER, notificationOfKey, sendVerdict } from "../../../medusa/notification-module"
 import type { Health, HealthEnv } from "./health"
 import type { AlertSender, HealthAlert, SendOutcome } from "./deliver"
 import { alertNotifications } from "./alerts"
@@ -33,10 +33,14 @@ export function notificationSender(notifications: Notifications, options: () => 
   }
 }
 
-// A concurrent twin hits the module's unique idempotency key: it went out.
+// Once per idempotency key: a row a killed sender left pending is sent again (sendVerdict); a concurrent twin hits the module's unique key: it went out.
 async function createOnce(module: INotificationModuleService, notification: CreateNotificationDTO): Promise<void> {
+  const existing = notification.idempotency_key ? await notificationOfKey(module, notification.idempotency_key) : undefined
+  const verdict = await sendVerdict(module, existing)
+  if (verdict === "sent") return
+  if (verdict === "in_flight") throw new Error(`the notification ${existing!.id} is being sent`)
   try {
-    await module.createNotifications([notification])
+    await module.createNotifications([{ ...notification, ...(existing ? { id: existing.id } : {}) } as CreateNotificationDTO])
   } catch (error) {
     if (/idempotency_key|already exists|duplicate key/i.test(errorMessage(error))) return
     throw error

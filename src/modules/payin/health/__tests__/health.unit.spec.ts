@@ -3,6 +3,7 @@ import { MinuteCounters } from "../../counters/counters"
 import type { CreateNotificationDTO, INotificationModuleService } from "@medusajs/framework/types"
 import type { HealthAlert } from "../health"
 import { notificationSender } from "../monitor"
+import { PENDING_SEND_LOST_MS } from "../../../../medusa/notification-module"
 import { NO_FEED_PROVIDER } from "../../../../medusa/notification-module"
 import { ALERTABLE_SIGNALS, SIGNAL_IDS, WARNING_ONLY_SIGNALS, worstOf } from "../../signal-ids"
 import { type ProviderFigures, type Signal, type Thresholds, isLocalHost, jobSignal, providerSignals } from "../signals"
@@ -234,16 +235,31 @@ describe("alerts", () => {
     /** A Notification Module with providers for `channels`; `failing` channels throw on send, as Medusa does when a provider fails. */
     const moduleWith = (failing: string[] = []) => {
       const created: CreateNotificationDTO[] = []
+      // the module's rows by idempotency key, as Medusa keeps them (it sends again only a failed one)
+      const rows = new Map<string, { id: string; status: string; updated_at: Date }>()
       const module = {
+        async listNotifications(filter: { idempotency_key: string }) {
+          const row = rows.get(filter.idempotency_key)
+          return row ? [{ ...row }] : []
+        },
+        async updateNotifications({ id, status }: { id: string; status: string }) {
+          for (const row of rows.values()) if (row.id === id) Object.assign(row, { status, updated_at: new Date() })
+        },
         async createNotifications(list: CreateNotificationDTO[]) {
           for (const n of list) {
-            if (failing.includes(n.channel)) throw new Error(`Failed to send notification: ${n.channel} is down`)
+            const row = rows.get(n.idempotency_key!)
+            if (row && row.status !== "failure") continue
+            if (failing.includes(n.channel)) {
+              rows.set(n.idempotency_key!, { id: row?.id ?? `noti_${rows.size}`, status: "failure", updated_at: new Date() })
+              throw new Error(`Failed to send notification: ${n.channel} is down`)
+            }
+            rows.set(n.idempotency_key!, { id: row?.id ?? `noti_${rows.size}`, status: "success", updated_at: new Date() })
             created.push(n)
           }
           return []
         },
       } as unknown as INotificationModuleService
-      return { module, created }
+      return { module, created, rows }
     }
     const options = (o: Partial<{ alertsEnabled: boolean; alertEmailRecipients: string[]; alertEmailChannel: string }> = {}) => async () => ({
       alertsEnabled: true,
@@ -273,6 +289,23 @@ describe("alerts", () => {
       const m = moduleWith()
       expect(await sender(m, ["feed", "email"])(alert)).toEqual({ error: null, retry: false })
       expect(m.created.map((n) => n.idempotency_key)).toEqual([alert.idempotencyKey, `${alert.idempotencyKey}:ops@shop.example`])
+    })
+
+    it("soak seed 1 (30 minutes): an alert a killed sender left pending is sent again once 30 s old; a younger one is retried later, not sent twice", async () => {
+      const m = moduleWith()
+      const feedOnly = options({ alertEmailRecipients: [] })
+      m.rows.set(alert.idempotencyKey, { id: "noti_left", status: "pending", updated_at: new Date() })
+      const young = await sender(m, ["feed"], feedOnly)(alert)
+      expect(young.retry).toBe(true)
+      expect(young.error).toContain("noti_left is being sent")
+      expect(m.created).toEqual([])
+      m.rows.get(alert.idempotencyKey)!.updated_at = new Date(Date.now() - PENDING_SEND_LOST_MS - 1_000)
+      expect(await sender(m, ["feed"], feedOnly)(alert)).toEqual({ error: null, retry: false })
+      expect(m.created.map((n) => n.idempotency_key)).toEqual([alert.idempotencyKey])
+      expect(m.rows.get(alert.idempotencyKey)).toMatchObject({ id: "noti_left", status: "success" })
+      // sent: never again
+      await sender(m, ["feed"], feedOnly)(alert)
+      expect(m.created).toHaveLength(1)
     })
 
     it("alertsEnabled false sends nothing at all, e-mails included", async () => {
