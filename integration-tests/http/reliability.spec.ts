@@ -4,6 +4,7 @@ import fc from "fast-check"
 import { request } from "undici"
 import { sign } from "../../src/client/signature"
 import type { RunningSandbox } from "../../src/sandbox"
+import { INBOX_LEASE_SECONDS, InboxDrain } from "../../src/money-path/inbox"
 import { reconcilePayins } from "../../src/money-path/reconcile"
 import { PAYIN_EVENTS, storeSpec } from "../support/harness"
 import { control, payinsOfSession } from "../support/sandbox"
@@ -130,6 +131,37 @@ storeSpec({ key: KEY, events: true }, (h) => {
     await inbox.settle(stored[1], { ok: false, error: "simulated failure" })
     expect((await inbox.claim(8, 30)).map((e: any) => e.id)).toEqual([stored[2]])
     await inbox.settle(stored[2], { ok: true, result: null })
+  })
+
+  it("soak seed 1 (30 minutes): a webhook's lease is short and extended while it is booked: no one takes it meanwhile, and a killed worker's passes within INBOX_LEASE_SECONDS", async () => {
+    // a killed worker's entries wait out the lease: it must pass before the shortest backlog alert (10 s)
+    expect(INBOX_LEASE_SECONDS).toBeLessThanOrEqual(10)
+    const { payin } = await placedOrder()
+    sandbox.updateMerchant({ webhookUrl: null })
+    const body = JSON.stringify({ ...sandbox.transaction(payin.id)!, status: "dispute" })
+    const stored = (await h.ledger.inbox.receive("pp_payin_default", JSON.parse(body), body)).id
+    const inbox = h.payin().inbox
+    // a booking that runs past its first lease (held until released)
+    let release!: () => void
+    let begun!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    const started = new Promise<void>((r) => (begun = r))
+    const slow = new InboxDrain(getContainer(), 1, async (_c, entry) => {
+      begun()
+      await held
+      await inbox.settle(entry.id, { ok: true, result: null })
+    })
+    const draining = slow.drain()
+    await started
+    const [claimed] = await h.ledger.inbox.events({ id: stored })
+    await new Promise((r) => setTimeout(r, INBOX_LEASE_SECONDS * 1000 + 2_000))
+    // past its first lease, still leased: another process claims nothing of it
+    expect(await inbox.claim(8, INBOX_LEASE_SECONDS)).toEqual([])
+    const [extended] = await h.ledger.inbox.events({ id: stored })
+    expect(+new Date(extended.claimed_until)).toBeGreaterThan(+new Date(claimed.claimed_until))
+    release()
+    await draining
+    expect(await h.ledger.inbox.entry(stored)).toMatchObject({ state: "applied" })
   })
 
   it("refused requests are counted, never stored", async () => {

@@ -11,7 +11,7 @@ const out = path.join(root, ".soak")
 const PLANTS = ["double_capture"]
 const USAGE = `usage: npm run soak -- [--minutes M] [--shoppers S] [--seed N] [--plant NAME] [--database-url URL]
   --minutes   how long the load runs (default 3; a number > 0, at most 1440)
-  --shoppers  shoppers at once (default 6; a whole number 1-64)
+  --shoppers  shoppers at once (default 14, what this 2-core machine carries; a whole number 1-64)
   --seed      the seed every choice comes from (default 1; a whole number 0-4294967295)
   --plant     a known bug the test app plants (${PLANTS.join(", ")}): the run passes only when the
               auditor reports exactly that bug and nothing else

@@ -3,7 +3,7 @@ import path from "path"
 import { z } from "zod"
 import { PLANT_NAMES, type PlantName } from "./plants"
 
-export const DEFAULTS = { minutes: 3, shoppers: 6, seed: 1 } as const
+export const DEFAULTS = { minutes: 3, shoppers: 14, seed: 1 } as const
 
 const Options = z.object({
   minutes: z.coerce.number().positive().max(24 * 60),

@@ -173,8 +173,13 @@ function applyClaimed(container: MedusaContainer, entry: ClaimedEntry): Promise<
 
 /** Webhooks applied at once per process: each holds a database connection and a lock or two. */
 export const APPLY_CONCURRENCY = 8
-/** How long a process holds an entry it claimed; past it (the process died) another takes it over. */
-export const INBOX_LEASE_SECONDS = 30
+/**
+ * How long a process holds an entry it claimed; past it (the process died) another takes it over.
+ * Extended every third of it while the entry is applied, so it can stay short: a killed worker's
+ * entries wait at most this, under the shortest `webhookBacklogSeconds` (10) with the inbox job's
+ * wake-up (soak seed 1, 30 minutes: 30 s leases raised webhooks_backlog after 6 s worker kills).
+ */
+export const INBOX_LEASE_SECONDS = 10
 
 /**
  * Applies the inbox's due entries in this process, `APPLY_CONCURRENCY` at once, claiming each
@@ -183,6 +188,9 @@ export const INBOX_LEASE_SECONDS = 30
  */
 export class InboxDrain {
   private readonly active_ = new Set<Promise<void>>()
+  /** Entries claimed and being applied here: their leases are extended until settled. */
+  private readonly held_ = new Set<string>()
+  private renewal_: NodeJS.Timeout | null = null
   private woken_ = false
   private loop_: Promise<void> | null = null
 
@@ -240,6 +248,8 @@ export class InboxDrain {
   }
 
   private start(entry: ClaimedEntry): void {
+    this.held_.add(entry.id)
+    this.renewal_ ??= setInterval(() => void this.renew(), (INBOX_LEASE_SECONDS * 1000) / 3).unref()
     const running: Promise<void> = this.apply(this.container, entry)
       .then(
         () => undefined,
@@ -248,8 +258,24 @@ export class InboxDrain {
           this.container.resolve("logger").warn(`payin: webhook ${entry.id} not applied (taken again after its lease): ${errorMessage(error)}`)
         }
       )
-      .finally(() => this.active_.delete(running))
+      .finally(() => {
+        this.active_.delete(running)
+        this.held_.delete(entry.id)
+        if (!this.held_.size && this.renewal_) {
+          clearInterval(this.renewal_)
+          this.renewal_ = null
+        }
+      })
     this.active_.add(running)
+  }
+
+  private async renew(): Promise<void> {
+    try {
+      await this.container.resolve<PayinModuleService>(PAYIN_MODULE).inbox.extendLeases([...this.held_], INBOX_LEASE_SECONDS)
+    } catch (error) {
+      // the database is gone: the lease passes and the entry is taken again, as after a crash
+      this.container.resolve("logger").warn(`payin: could not extend the leases of webhooks being applied: ${errorMessage(error)}`)
+    }
   }
 }
 

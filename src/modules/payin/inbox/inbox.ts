@@ -177,6 +177,16 @@ export class WebhookInbox {
     return result.rows
   }
 
+  /** Extends the leases of entries this process is still applying (one statement, only while one runs past a third of its lease). */
+  async extendLeases(ids: readonly string[], leaseSeconds: number): Promise<void> {
+    if (!ids.length) return
+    await this.db().raw(
+      `update payin_webhook_event set claimed_until = now() + make_interval(secs => ?)
+       where id = any(?::text[]) and state in ('received', 'failed') and claimed_until is not null and deleted_at is null`,
+      [leaseSeconds, [...ids]]
+    )
+  }
+
   /** A request refused before it was stored (forged, unsigned, unreadable): only counted, so forged traffic fills no table. */
   countRejected(providerId: string, reason: string): void {
     this.counters.delivery(providerId, "refused", { code: reason, detail: reason })
