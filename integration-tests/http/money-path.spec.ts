@@ -166,6 +166,24 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
     expect([after.payment_status, Number(after.summary.paid_total)]).toEqual(["captured", 1790])
   })
 
+  it("soak seed 1 (30 minutes): a paid pay-in left on a session Medusa never saved, its order link lost with order.placed, is captured for the order its payment collection belongs to", async () => {
+    const { tx, orderId, session } = await placedOrder()
+    const [before] = await h.ledger.rows({ session_id: session.id })
+    // a late payment's new session whose creation Medusa rolled back after the provider took it
+    // (a server killed), on a row order.placed never linked (its event lost in a Redis restart)
+    await sql(`update payin_transaction set session_id = 'payses_never_saved', order_id = null where id = ?`, [before.id])
+    expect((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)).status).toBe(200)
+    await deliver()
+    const after = await row({ id: before.id })
+    expect(after.flags?.stray_payment).toBeUndefined()
+    expect(after.session_id).not.toBe("payses_never_saved")
+    const [payment] = await paymentsOf(after.session_id)
+    expect(payment.captures.map((c: any) => Number(c.amount))).toEqual([1790])
+    const placed = await order(orderId)
+    expect(placed.payment_status).toBe("captured")
+    expect(placed.transactions.reduce((sum: number, t: any) => sum + Number(t.amount), 0)).toBe(1790)
+  })
+
   it("soak seed 1 (14 shoppers): a booking waits while a completion of the cart holds Medusa's cart lock (it may still roll the order back), then books for the order it left", async () => {
     const { tx, orderId, session, cartId } = await placedOrder()
     const placedRow = await row({ session_id: session.id })

@@ -162,8 +162,12 @@ export async function orderAwaitingPayment(
   row: { order_id?: string | null; payment_collection_id?: string | null; amount: unknown; raw_amount?: { value?: unknown } | null; currency_code: string },
   session: SessionInfo | null
 ): Promise<string | null> {
-  const orderId = session?.orderId ?? row.order_id ?? null
-  if (!orderId || !row.payment_collection_id) return null
+  if (!row.payment_collection_id) return null
+  // with no session to read it from, the order the pay-in's collection belongs to: the ledger's link
+  // is missing when order.placed was lost (soak seed 1, 30 minutes: a late payment's new session
+  // Medusa never saved, the row unlinked: flagged stray, the order left awaiting)
+  const orderId = session?.orderId ?? row.order_id ?? (await linksOfCollection(container, row.payment_collection_id)).orderId
+  if (!orderId) return null
   const status = session?.orderId ? session.orderStatus : await orderStatusOf(container, orderId)
   if (!status || status === "canceled") return null
   const [collection] = (await container.resolve(Modules.PAYMENT).listPaymentCollections(
