@@ -1,4 +1,4 @@
-import type { INotificationModuleService } from "@medusajs/framework/types"
+import type { FilterableNotificationProps, INotificationModuleService, NotificationDTO } from "@medusajs/framework/types"
 import { MedusaModule } from "@medusajs/framework/modules-sdk"
 import { Modules } from "@medusajs/framework/utils"
 
@@ -36,7 +36,7 @@ export const NO_FEED_PROVIDER =
   'no notification provider for the "feed" channel, so pay-in alerts do not reach the admin\'s notification panel: add one to the Notification Module ' +
   '({ resolve: "@medusajs/medusa/notification-local", id: "local", options: { channels: ["feed"] } }), or send alerts by e-mail only (alertEmailRecipients)'
 
-type Updatable = { updateNotifications?: (data: { id: string; status: string }) => Promise<unknown> }
+type Update = (data: { id: string; status: NotificationDTO["status"] }) => Promise<unknown>
 export type ExistingNotification = { id: string; status: string; updated_at: string | Date }
 
 /**
@@ -48,8 +48,9 @@ export const PENDING_SEND_LOST_MS = 30_000
 
 /** The row of an idempotency key (the module's filter type lacks the key its model has). */
 export async function notificationOfKey(module: INotificationModuleService, key: string): Promise<ExistingNotification | undefined> {
-  const list = module.listNotifications as unknown as (filter: object, config: object) => Promise<ExistingNotification[]>
-  return (await list.call(module, { idempotency_key: key }, { select: ["id", "status", "updated_at"], take: 1 }))[0]
+  const filter: FilterableNotificationProps & { idempotency_key: string } = { idempotency_key: key }
+  const [row] = (await module.listNotifications(filter, { select: ["id", "status", "updated_at"], take: 1 })) as (NotificationDTO & { updated_at?: Date | string })[]
+  return row ? { id: row.id, status: row.status, updated_at: row.updated_at ?? row.created_at } : undefined
 }
 
 /**
@@ -70,7 +71,8 @@ export async function sendVerdict(module: INotificationModuleService, existing: 
  * absent from INotificationModuleService's type.
  */
 export async function markNotificationFailed(module: INotificationModuleService, id: string): Promise<void> {
-  const update = (module as unknown as Updatable).updateNotifications
-  if (typeof update !== "function") throw new Error("the Notification Module has no updateNotifications")
-  await update.call(module, { id, status: "failure" })
+  if (!("updateNotifications" in module) || typeof module.updateNotifications !== "function") {
+    throw new Error("the Notification Module has no updateNotifications")
+  }
+  await (module.updateNotifications as Update).call(module, { id, status: "failure" })
 }
