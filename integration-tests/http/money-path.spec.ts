@@ -209,6 +209,67 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
     expect((await order(orderId)).payment_status).toBe("captured")
   })
 
+  it("soak seed 1 (30 minutes, third run): a capture delayed past a dispute and a recalculation books what arrived at the close, not the recalculated amount", async () => {
+    const { tx, orderId, session } = await placedOrder()
+    // the booking of the close fails (a real database failure): its capture waits for its retry
+    await sql(`alter table payment add constraint payin_test_block check (false) not valid`)
+    try {
+      expect((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)).status).toBe(200)
+      await deliver()
+    } finally {
+      await sql(`alter table payment drop constraint payin_test_block`)
+    }
+    // meanwhile the service disputed the payment and recalculated it (not closed again)
+    for (const [move, body] of [["dispute"], ["recalculate", { fiatAmount: "1249.27" }]] as const) {
+      expect((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/${move}`, body)).status).toBe(200)
+    }
+    await deliver()
+    const waiting = await row({ session_id: session.id })
+    expect(waiting).toMatchObject({ status: "re_calculation", fiat_amount: "1249.27", effect_pending: "capture", captured_at: null })
+    await sql("update payin_transaction set next_effect_at = now() - interval '1 second' where id = ?", [waiting.id])
+    await reconcilePayins(getContainer(), { olderThanSeconds: 0 })
+    expect(await row({ id: waiting.id })).toMatchObject({ effect_pending: null, captured_at: expect.anything() })
+    // Medusa's records: what the service credited at the close, once
+    const [payment, ...others] = await paymentsOf(session.id)
+    expect(others).toHaveLength(0)
+    expect(payment.captures.map((c: any) => Number(c.amount))).toEqual([Number(tx.fiatAmount)])
+    const placed = await order(orderId)
+    expect(placed.payment_status).toBe("captured")
+    expect(placed.transactions.reduce((sum: number, t: any) => sum + Number(t.amount), 0)).toBe(Number(tx.fiatAmount))
+  })
+
+  it("soak seed 1 (30 minutes, third run): a pay-first booking cut after Medusa captured and before the order places the order on its retry, never flagged paid_without_order", async () => {
+    const { cartId, session, payin: tx } = await h.cartWithPayin()
+    await sql(`alter table payment add constraint payin_test_block check (false) not valid`)
+    try {
+      expect((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)).status).toBe(200)
+      await deliver()
+    } finally {
+      await sql(`alter table payment drop constraint payin_test_block`)
+    }
+    const paid = await row({ session_id: session.id })
+    expect(paid).toMatchObject({ status: "closed", effect_pending: "capture", captured_at: null })
+    // what processPaymentWorkflow had done when its worker was killed: the session authorized and
+    // captured in full (the provider answers captured), the cart not completed yet
+    await (getContainer().resolve(Modules.PAYMENT) as any).authorizePaymentSession(session.id, {})
+    const [captured] = await paymentsOf(session.id)
+    expect(captured.captures.map((c: any) => Number(c.amount))).toEqual([Number(tx.fiatAmount)])
+    await sql("update payin_transaction set next_effect_at = now() - interval '1 second' where id = ?", [paid.id])
+    expect(await reconcilePayins(getContainer(), { olderThanSeconds: 0 })).toMatchObject({ effectsDone: 1 })
+    const after = await row({ id: paid.id })
+    expect(after.flags?.paid_without_order).toBeUndefined()
+    expect(after).toMatchObject({ effect_pending: null, order_id: expect.stringMatching(/^order_/) })
+    const placed = await order(after.order_id)
+    expect(placed.payment_status).toBe("captured")
+    expect(placed.transactions.reduce((sum: number, t: any) => sum + Number(t.amount), 0)).toBe(Number(tx.fiatAmount))
+    // the shopper's own completion finds the order placed
+    const completed = await shop.complete(cartId)
+    expect([completed.data.type, completed.data.order?.id]).toEqual(["order", after.order_id])
+    const [payment, ...others] = await paymentsOf(session.id)
+    expect(others).toHaveLength(0)
+    expect(payment.captures.map((c: any) => Number(c.amount))).toEqual([Number(tx.fiatAmount)])
+  })
+
   it("defect 2: a closed pay-in with another amount than assigned is booked as received and flagged, with no re_calculation seen", async () => {
     const under = await placedOrder()
     const over = await placedOrder()

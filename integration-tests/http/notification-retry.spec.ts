@@ -109,6 +109,31 @@ storeSpec(
       expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(60) })).toMatchObject({ due: 0 })
     })
 
+    it("soak seed 1 (30 minutes, third run): a notification left pending whose retry finds it no longer owed is marked failure in Medusa, never left pending", async () => {
+      const { orderId, session, payin } = await h.placedOrder()
+      const ledgerId = (await h.ledger.rows({ session_id: session.id }))[0].id
+      await eventually("instructions sent", async () => (await shown(ledgerId))[0]?.status === "sent")
+      const key = `payin:instructions:${orderId}`
+      // the worker died between the module's row and the provider's answer, then the shopper paid:
+      // the instructions are owed no more
+      await h.sql(`update notification set status = 'pending', updated_at = now() where idempotency_key = ?`, [key])
+      await h.sql(`update payin_notification set status = 'due', sent_at = null, next_attempt_at = now() where order_id = ? and kind = 'instructions'`, [orderId])
+      expect((await control(sandbox, "POST", `/_sandbox/transactions/${payin.id}/pay`)).status).toBe(200)
+      await h.deliver()
+      const instructions = async () => (await shown(ledgerId)).find((n) => n.kind === "instructions")
+      await eventually("paid sent", async () => (await shown(ledgerId)).some((n) => n.kind === "paid" && n.status === "sent"))
+      // its sender may still answer: not settled yet, tried again later
+      expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(1) })).toMatchObject({ due: 1, failed: 1 })
+      expect((await moduleRows(orderId, "instructions")).map((r) => r.status)).toEqual(["pending"])
+      // 30 s on, no sender answered: not sent (no longer owed), and Medusa's row says it was not sent
+      await h.sql(`update notification set updated_at = now() - interval '31 seconds' where idempotency_key = ?`, [key])
+      expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(10) })).toMatchObject({ due: 1, skipped: 1 })
+      expect((await moduleRows(orderId, "instructions")).map((r) => r.status)).toEqual(["failure"])
+      expect(await instructions()).toMatchObject({ status: "skipped" })
+      expect(flakyNotifications.sent.filter((s) => s.order_id === orderId && s.template === "payin.instructions")).toHaveLength(1)
+      expect(await retryDueNotifications(getContainer(), { now: minutesFromNow(60) })).toMatchObject({ due: 0 })
+    })
+
     it("gives up after the attempt limit: the admin shows it failed, with no next attempt", async () => {
       flakyNotifications.failFirst = 1_000
       const { orderId, session } = await h.placedOrder()

@@ -382,7 +382,9 @@ export type OrderNotifications = { orderId: string; expected: Record<string, str
  *   at most one when one of them was canceled and money came late or through another; none otherwise;
  * - `instructions`: at most one (none or one depends on whether order.placed is handled before the
  *   payment, a race the README leaves to timing);
- * and every row sent (`success`), every row of a pay-in order the soak placed.
+ * and every row sent (`success`), every row of a pay-in order the soak placed. A `failure` row of a
+ * kind the order may get or not (its sender killed, then no longer owed: marked so, never sent) counts
+ * as none sent; one of a kind owed is a violation.
  */
 export function judgeNotifications(records: readonly PayinRecords[], rows: readonly ShopperRow[]): { orders: OrderNotifications[]; checks: number; violations: VitalViolation[] } {
   const violations: VitalViolation[] = []
@@ -408,7 +410,8 @@ export function judgeNotifications(records: readonly PayinRecords[], rows: reado
       paid: paidInFull ? "1" : "0",
       expired: allExpiredUnpaid ? "1" : someCanceled ? "0..1" : "0",
     }
-    const mine = rows.filter((n) => n.orderId === orderId)
+    // a `failure` row of a kind that may be owed or not was never sent: none received
+    const mine = rows.filter((n) => n.orderId === orderId && !(n.status === "failure" && expected[n.kind] === "0..1"))
     const got = Object.fromEntries(SHOPPER_KINDS.map((k) => [k, mine.filter((n) => n.kind === k).length]))
     orders.push({ orderId, expected, got })
     for (const kind of SHOPPER_KINDS) {
@@ -422,7 +425,8 @@ export function judgeNotifications(records: readonly PayinRecords[], rows: reado
     if (!byOrder.has(n.orderId) || !(SHOPPER_KINDS as readonly string[]).includes(n.kind)) {
       flag(false, `order ${n.orderId}`, `a ${n.kind} notification (${n.key ?? "no key"}) for an order the soak did not place with a pay-in, or of an unknown kind`)
     }
-    if (n.status !== "success") flag(false, `order ${n.orderId}`, `the ${n.kind} notification has status ${n.status}`)
+    const maybeOwed = orders.find((o) => o.orderId === n.orderId)?.expected[n.kind] === "0..1"
+    if (n.status !== "success" && !(n.status === "failure" && maybeOwed)) flag(false, `order ${n.orderId}`, `the ${n.kind} notification has status ${n.status}`)
   }
   return { orders, checks, violations }
 }

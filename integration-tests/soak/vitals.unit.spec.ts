@@ -194,6 +194,13 @@ describe("notifications_once", () => {
     expect(judged.orders.find((o) => o.orderId === "order_under")!.expected).toEqual({ instructions: "0..1", paid: "0", expired: "0" })
   })
 
+  it("soak seed 1 (30 minutes, third run): instructions its killed sender left, marked failure once no longer owed, count as none sent", () => {
+    const rows = [note("order_paid", "instructions", "failure"), note("order_paid", "paid"), note("order_expired", "expired"), note("order_late", "paid")]
+    const judged = judgeNotifications(records, rows)
+    expect(judged.violations).toEqual([])
+    expect(judged.orders.find((o) => o.orderId === "order_paid")!.got).toEqual({ instructions: 0, paid: 1, expired: 0 })
+  })
+
   it.each([
     ["a paid order without its paid notification", [note("order_expired", "expired"), note("order_late", "paid")], "order order_paid", "0 paid notifications, expected 1"],
     ["a paid notification twice (two rows)", [note("order_paid", "paid"), note("order_paid", "paid"), note("order_expired", "expired"), note("order_late", "paid")], "order order_paid", "2 paid notifications"],
@@ -202,6 +209,7 @@ describe("notifications_once", () => {
     ["a paid order told it expired", [note("order_paid", "paid"), note("order_paid", "expired"), note("order_expired", "expired"), note("order_late", "paid")], "order order_paid", "1 expired notification, expected 0"],
     ["a notification for an order the soak never placed", [note("order_paid", "paid"), note("order_expired", "expired"), note("order_late", "paid"), note("order_other", "paid")], "order order_other", "an order the soak did not place"],
     ["a notification that failed", [note("order_paid", "paid", "failure"), note("order_expired", "expired"), note("order_late", "paid")], "order order_paid", "status failure"],
+    ["a notification left pending", [note("order_paid", "instructions", "pending"), note("order_paid", "paid"), note("order_expired", "expired"), note("order_late", "paid")], "order order_paid", "instructions notification has status pending"],
   ])("%s is a violation", (_, rows, subject, detail) => {
     const judged = judgeNotifications(records, rows)
     expect(judged.violations).toEqual([expect.objectContaining({ invariant: "notifications_once", subject, detail: expect.stringContaining(detail) })])

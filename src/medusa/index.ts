@@ -11,5 +11,6 @@ export {
   markNotificationFailed,
   notificationOfKey,
   sendVerdict,
+  settleLostSend,
 } from "./notification-module"
 export { perService } from "./per-service"

@@ -61,9 +61,14 @@ export async function notificationOfKey(module: INotificationModuleService, key:
 export async function sendVerdict(module: INotificationModuleService, existing: ExistingNotification | undefined, now = Date.now()): Promise<"send" | "sent" | "in_flight"> {
   if (!existing || existing.status === "failure") return "send"
   if (existing.status !== "pending") return "sent"
-  if (now - new Date(existing.updated_at).getTime() < PENDING_SEND_LOST_MS) return "in_flight"
-  await markNotificationFailed(module, existing.id)
-  return "send"
+  return (await settleLostSend(module, existing, now)) ? "send" : "in_flight"
+}
+
+/** A `pending` row past PENDING_SEND_LOST_MS is marked `failure` (true); false while its sender may still answer. */
+export async function settleLostSend(module: INotificationModuleService, pending: ExistingNotification, now = Date.now()): Promise<boolean> {
+  if (now - new Date(pending.updated_at).getTime() < PENDING_SEND_LOST_MS) return false
+  await markNotificationFailed(module, pending.id)
+  return true
 }
 
 /**

@@ -9,7 +9,7 @@ import type { LedgerRow, StatusSource } from "../modules/payin/ledger/types"
 import type PayinModuleService from "../modules/payin/service"
 import { instanceIdOf } from "../provider-id"
 import { capturedSince, traceEffect } from "../telemetry"
-import { authorizeForOrder, captureRest, completeCart, recordOrderCaptures } from "./workflows"
+import { authorizeForOrder, captureRest, completeCapturedCart, completeCart, recordOrderCaptures } from "./workflows"
 import { type CaptureStep, decideBooked, decideCapture, decideOrderEnd, paysLate } from "./decide"
 import { type LockHold, LockLostError, payinLockOptions, withLock } from "./lock"
 import { lockHeld, orderOfCart } from "../medusa"
@@ -216,6 +216,7 @@ async function book(
     booked = { orderId: session.orderId, captured, sessionGone: false }
   } else {
     if (step.rest !== "0") await held(() => completeCart(container, session.id, step.rest))
+    else if (session.cartId) await held(() => completeCapturedCart(container, session.cartId!))
     // completion may have failed and replaced the session (its Payment outlives it)
     const after = await loadSession(container, session.id)
     booked = {

@@ -1,7 +1,12 @@
 // Medusa's own workflows that book a paid pay-in (authorize for the order, capture, complete the cart).
 import type { MedusaContainer } from "@medusajs/framework/types"
-import { Modules, PaymentActions } from "@medusajs/framework/utils"
-import { authorizePaymentSessionForOrderWorkflow, capturePaymentWorkflow, processPaymentWorkflow } from "@medusajs/medusa/core-flows"
+import { MedusaError, Modules, PaymentActions } from "@medusajs/framework/utils"
+import {
+  authorizePaymentSessionForOrderWorkflow,
+  capturePaymentWorkflow,
+  completeCartWorkflow,
+  processPaymentWorkflow,
+} from "@medusajs/medusa/core-flows"
 import { gt, remainingToCapture } from "../money"
 import { type SessionInfo, capturedOf } from "./session"
 import { recordOrderCapturesWorkflow } from "./record-order-captures"
@@ -34,6 +39,22 @@ export async function captureRest(container: MedusaContainer, paymentId: string,
 
 export async function completeCart(container: MedusaContainer, sessionId: string, rest: string): Promise<void> {
   await processPaymentWorkflow(container).run({ input: { action: PaymentActions.SUCCESSFUL, data: { session_id: sessionId, amount: rest } } })
+}
+
+/** Medusa's refusals to place an order from a cart (stock, an expired promotion…): anything else is retried. */
+const REFUSALS: readonly string[] = [MedusaError.Types.NOT_ALLOWED, MedusaError.Types.INVALID_DATA, MedusaError.Types.NOT_FOUND, MedusaError.Types.PAYMENT_AUTHORIZATION_ERROR]
+
+/**
+ * The cart of a session Medusa captured in full before its order was placed (a booking cut between
+ * processPaymentWorkflow's capture and its completion: soak seed 1, 30 minutes): completed as that
+ * workflow's last step would. A refusal leaves the money captured with no order, as it does there.
+ */
+export async function completeCapturedCart(container: MedusaContainer, cartId: string): Promise<void> {
+  try {
+    await completeCartWorkflow(container).run({ input: { id: cartId } })
+  } catch (error) {
+    if (!(MedusaError.isMedusaError(error) && REFUSALS.includes(error.type))) throw error
+  }
 }
 
 export async function recordOrderCaptures(container: MedusaContainer, orderId: string, paymentId: string): Promise<void> {

@@ -27,6 +27,8 @@ export type PaidRow = MoneyRow & {
   store_canceled_at?: Date | string | null
   fiat_amount?: string | null
   fiat_currency?: string | null
+  /** The fiat amount of the last close (a dispute may have recalculated fiat_amount since). */
+  credited_amount?: string | null
 }
 
 export type ServiceAmount = { fiatAmount: string; fiatCurrency: string }
@@ -80,10 +82,10 @@ export function captureAmount(row: MoneyRow, received: { fiat_amount: string | n
   return smaller === null ? null : toPlain(smaller)
 }
 
-/** Whichever path captures, never more than the session amount; null when not paid, paid in another currency, or paid after the store ended the pay-in. */
+/** Whichever path captures: what the service credited at the close, never more than the session amount; null when not paid, paid in another currency, or paid after the store ended the pay-in. */
 export function capturableAmount(row: PaidRow): string | null {
   if (!row.paid_at || row.store_canceled_at) return null
-  return captureAmount(row, { fiat_amount: row.fiat_amount ?? null, fiat_currency: row.fiat_currency ?? null })
+  return captureAmount(row, { fiat_amount: row.credited_amount ?? row.fiat_amount ?? null, fiat_currency: row.fiat_currency ?? null })
 }
 
 export function notCapturableReason(row: PaidRow): string | null {

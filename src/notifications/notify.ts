@@ -6,7 +6,7 @@ import { errorMessage } from "../client/errors"
 import type { LedgerRow } from "../modules/payin/ledger/types"
 import type PayinModuleService from "../modules/payin/service"
 import { LockTimeoutError, withLock } from "../money-path/lock"
-import { cartOfOrder, notificationOfKey, sendVerdict } from "../medusa"
+import { cartOfOrder, notificationOfKey, sendVerdict, settleLostSend } from "../medusa"
 import { loadSession, markLostSessions } from "../money-path/session"
 import { instanceIdOf, isPayinProvider } from "../provider-id"
 import { traceNotification } from "../telemetry"
@@ -254,6 +254,25 @@ async function send(
     )
     return { kind, outcome: "failed", order_id: order.id, error: message }
   }
+}
+
+/**
+ * A notification no longer owed whose row its killed sender left `pending` in Medusa is marked
+ * `failure` (it was never sent), so none stays pending (soak seed 1, 30 minutes); "in_flight" while
+ * that sender may still answer.
+ */
+export async function settleUnsent(container: MedusaContainer, kind: NotificationKind, orderId: string): Promise<"settled" | "in_flight"> {
+  const notifications = container.resolve(Modules.NOTIFICATION)
+  const key = notificationKey(kind, orderId)
+  return withLock(
+    container,
+    `payin-notification:${key}`,
+    async () => {
+      const existing = await notificationOfKey(notifications, key)
+      return existing?.status !== "pending" || (await settleLostSend(notifications, existing)) ? "settled" : "in_flight"
+    },
+    SEND_LOCK
+  )
 }
 
 function isDuplicate(error: unknown): boolean {

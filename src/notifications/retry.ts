@@ -5,7 +5,7 @@ import { errorMessage } from "../client/errors"
 import type { NotificationLogRow } from "../modules/payin/notification-log/log"
 import type PayinModuleService from "../modules/payin/service"
 import { tryLock } from "../money-path/lock"
-import { NotifyResult, notifyCaptured, notifyExpired, notifyOrderPlaced } from "./notify"
+import { NotifyResult, notifyCaptured, notifyExpired, notifyOrderPlaced, settleUnsent } from "./notify"
 
 export type NotificationRetryReport = { due: number; sent: number; failed: number; skipped: number }
 
@@ -29,9 +29,17 @@ export async function retryDueNotifications(
     } else if (result.kind === owed.kind && result.outcome === "failed") {
       report.failed++
     } else {
-      // decided otherwise now (another kind is owed, nothing is, or notifications are off)
-      await payin.notifications.skipped(owed.order_id, owed.kind, `no longer due: ${result.kind ?? "nothing"} ${result.outcome}`)
-      report.skipped++
+      // decided otherwise now (another kind is owed, nothing is, or notifications are off); a row a
+      // killed sender left pending in Medusa is settled first, or this is tried again later
+      const unsent = await settleUnsent(container, owed.kind, owed.order_id).catch((error: unknown) => errorMessage(error))
+      if (unsent === "settled") {
+        await payin.notifications.skipped(owed.order_id, owed.kind, `no longer due: ${result.kind ?? "nothing"} ${result.outcome}`)
+        report.skipped++
+      } else {
+        const why = unsent === "in_flight" ? "no longer due, but its sender may still answer (Medusa's row of it is pending)" : unsent
+        await payin.notifications.failed(owed.order_id, owed.kind, why)
+        report.failed++
+      }
     }
   }
   return report

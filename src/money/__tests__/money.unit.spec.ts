@@ -270,6 +270,14 @@ describe("what is captured", () => {
     expect(captureAmount(row("1790.00"), { fiat_amount: "abc", fiat_currency: "RUB" })).toBeNull()
   })
 
+  it("soak seed 1 (30 minutes): is what the service credited at the last close, though a dispute recalculated it since", () => {
+    const paid = { ...row("1790.00"), paid_at: new Date(), fiat_amount: "1249.27", fiat_currency: "RUB", credited_amount: "1790.00" }
+    expect(capturableAmount(paid)).toBe("1790")
+    expect(capturableAmount({ ...paid, credited_amount: "895.00" })).toBe("895")
+    // a row from before the column: its fiat amount
+    expect(capturableAmount({ ...paid, credited_amount: null })).toBe("1249.27")
+  })
+
   it("flags the difference with the merchant's figures (property)", () => {
     const figure = (value: ReturnType<typeof bn>) => ((value.decimalPlaces() ?? 0) >= 2 ? value.toFixed() : value.toFixed(2))
     fc.assert(

@@ -6,7 +6,7 @@ import { commitAndEmit, emitWritten, rowIn, writeAndEmit, type Written } from ".
 import { type ClaimedRow, type EffectDeps, LedgerEffects } from "./effects"
 import { EffectFencedError, ForeignPayinError, ServiceIdMismatchError } from "./errors"
 import type { LedgerEventSink } from "./events"
-import { FLAG_KINDS_SQL, addFlag, assignedBy, changeDetails, closedAgainUnseen, effectOfMove, flagsOfMove, history, lockRow, recordUnseenDispute, moveStatus, serviceColumns, statusColumns } from "./rows"
+import { CREDITED, FLAG_KINDS_SQL, addFlag, assignedBy, changeDetails, closedAgainUnseen, effectOfMove, flagsOfMove, history, lockRow, recordUnseenDispute, moveStatus, serviceColumns, statusColumns } from "./rows"
 import type { LedgerNotice, LedgerRow, RecordResult, SeenRow, StatusSource } from "./types"
 
 export type LedgerDeps = EffectDeps & {
@@ -126,7 +126,7 @@ export class Ledger {
       `with moved as (
          update payin_transaction set ${columns.sql},
            service_id = ?, fiat_amount = ?, assigned_amount = ?, fiat_currency = ?, bank = ?,
-           requisite = ?::jsonb, service_data = ?::jsonb, payment_page_url = ?, expires_at = ?,
+           requisite = ?::jsonb, service_data = ?::jsonb, payment_page_url = ?, expires_at = ?, ${CREDITED.sql},
            last_error = null, updated_at = now()
          where id = ? and status = any(?::text[]) and deleted_at is null
            and paid_at is null and captured_at is null and store_canceled_at is null
@@ -141,15 +141,13 @@ export class Ledger {
        select moved.*, before.status as from_status from moved, before`,
       [
         ...columns.bindings,
-        tx.id,
-        tx.fiatAmount,
-        tx.fiatAmount,
-        tx.fiatCurrency,
+        ...[tx.id, tx.fiatAmount, tx.fiatAmount, tx.fiatCurrency],
         tx.bank ?? null,
         JSON.stringify(tx.requisite ?? null),
         JSON.stringify(tx),
         tx.externalPaymentPageUrl ?? null,
         expiresAt,
+        ...CREDITED.bindings(tx),
         ledgerId,
         statusesMovingTo(tx.status, LEDGER_ONLY_STATUSES),
         ledgerId,

@@ -79,7 +79,7 @@ export function serviceColumns(current: Pick<LedgerRow, "status">, tx: Transacti
   return {
     sql: `service_id = ?, service_data = ?::jsonb, fiat_amount = ?, fiat_currency = ?,
        bank = ?, requisite = ?::jsonb, payment_page_url = coalesce(?, payment_page_url),
-       assigned_amount = coalesce(assigned_amount, ?)`,
+       assigned_amount = coalesce(assigned_amount, ?), ${CREDITED.sql}`,
     bindings: [
       tx.id,
       JSON.stringify(tx),
@@ -89,8 +89,18 @@ export function serviceColumns(current: Pick<LedgerRow, "status">, tx: Transacti
       JSON.stringify(tx.requisite ?? null),
       tx.externalPaymentPageUrl ?? null,
       assignedBy(current, tx),
+      ...CREDITED.bindings(tx),
     ],
   }
+}
+
+/**
+ * What the service credited at the pay-in's last `closed`: a capture after a dispute recalculated
+ * it (not closed again) books that, not the recalculated amount (soak seed 1, 30 minutes).
+ */
+export const CREDITED = {
+  sql: "credited_amount = case when ?::text = 'closed' then ? else credited_amount end",
+  bindings: (tx: Pick<Transaction, "status" | "fiatAmount">) => [tx.status, tx.fiatAmount],
 }
 
 /** The amount the service assigned, known from its first `active` (assigned_amount keeps the first one known). */

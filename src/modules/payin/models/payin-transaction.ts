@@ -14,6 +14,8 @@ export const PayinTransaction = model
     amount: model.bigNumber(),
     currency_code: model.text(),
     fiat_amount: model.text().nullable(),
+    /** The fiat amount of the last `closed`: what the service credited, and what a capture books. */
+    credited_amount: model.text().nullable(),
     assigned_amount: model.text().nullable(),
     fiat_currency: model.text().nullable(),
     method: model.text().nullable(),
