@@ -238,6 +238,33 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
     expect(placed.transactions.reduce((sum: number, t: any) => sum + Number(t.amount), 0)).toBe(Number(tx.fiatAmount))
   })
 
+  it("soak seed 1 (30 minutes, fourth run): a capture Medusa recorded whose payment collection was never updated (cut between the two) is counted by the collection on the booking's retry: the order says partially captured", async () => {
+    const { tx, orderId, session } = await placedOrder()
+    // Medusa's capturePayment commits the capture, then updates the collection apart: that update fails
+    await sql(`alter table payment_collection add constraint payin_test_block check (captured_amount is null or captured_amount = 0) not valid`)
+    try {
+      expect((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`, { fiatAmount: "1221.91" })).status).toBe(200)
+      await deliver()
+    } finally {
+      await sql(`alter table payment_collection drop constraint payin_test_block`)
+    }
+    const cut = await row({ session_id: session.id })
+    expect(cut).toMatchObject({ status: "closed", effect_pending: "capture", captured_at: null })
+    expect((await paymentsOf(session.id))[0].captures.map((c: any) => Number(c.amount))).toEqual([1221.91])
+    expect((await order(orderId)).payment_status).toBe("authorized")
+    await sql("update payin_transaction set next_effect_at = now() - interval '1 second' where id = ?", [cut.id])
+    expect(await reconcilePayins(getContainer(), { olderThanSeconds: 0 })).toMatchObject({ effectsDone: 1 })
+    // Medusa's records agree: one capture, its order transaction, the collection and the order's status
+    const [payment, ...others] = await paymentsOf(session.id)
+    expect(others).toHaveLength(0)
+    expect(payment.captures.map((c: any) => Number(c.amount))).toEqual([1221.91])
+    const placed = await order(orderId)
+    expect(placed.payment_status).toBe("partially_captured")
+    expect(placed.transactions.reduce((sum: number, t: any) => sum + Number(t.amount), 0)).toBe(1221.91)
+    const { data: collections } = await getContainer().resolve("query").graph({ entity: "payment_collection", fields: ["captured_amount", "status"], filters: { id: payment.payment_collection_id ?? cut.payment_collection_id } })
+    expect(Number(collections[0].captured_amount)).toBe(1221.91)
+  })
+
   it("soak seed 1 (30 minutes, third run): a pay-first booking cut after Medusa captured and before the order places the order on its retry, never flagged paid_without_order", async () => {
     const { cartId, session, payin: tx } = await h.cartWithPayin()
     await sql(`alter table payment add constraint payin_test_block check (false) not valid`)

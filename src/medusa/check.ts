@@ -4,6 +4,7 @@ import { StepResponse, WorkflowResponse, createStep, createWorkflow } from "@med
 import { LINK_READS } from "./links"
 import { lockingTableColumns } from "./locking-table"
 import { NO_FEED_PROVIDER, channelsWithProvider, loadedNotificationModule, markNotificationFailed } from "./notification-module"
+import { refreshPaymentCollection } from "./payment-collection"
 import { capturedWith, sessionOf } from "./payment-cradle"
 import { perService } from "./per-service"
 
@@ -14,6 +15,8 @@ export const MEDUSA_INTERNALS = {
     "a payment provider reads the captures of the payment being captured through the payment module's captureService in its cradle",
   "payment.capture.idempotency_key":
     "the payment module calls capturePayment with the new Capture's id as context.idempotency_key, the Capture already written",
+  "payment.collection_refresh":
+    "the payment module's maybeUpdatePaymentCollection_(id) recounts a payment collection's amounts and status from its sessions, captures and refunds",
   "link.order_cart": "Query reads the link order_cart (order_id, cart_id)",
   "link.order_payment_collection": "Query reads the link order_payment_collection (order_id, payment_collection_id)",
   "link.payment_collection": "Query reads a payment collection's linked cart and order (cart.id, order.id, order.status)",
@@ -43,7 +46,7 @@ export async function checkMedusa(container: MedusaContainer): Promise<InternalC
       results.push({ internal, ok: false, detail: error instanceof Error ? error.message : String(error) })
     }
   }
-  const paymentInternals = ["payment.cradle.paymentSessionService", "payment.cradle.captureService", "payment.capture.idempotency_key"] as const
+  const paymentInternals = ["payment.cradle.paymentSessionService", "payment.cradle.captureService", "payment.capture.idempotency_key", "payment.collection_refresh"] as const
   await checkPayment(container, record).catch((error: unknown) => {
     for (const internal of paymentInternals.filter((i) => !results.some((r) => r.internal === i))) {
       results.push({ internal, ok: false, detail: `the throwaway payment failed: ${error instanceof Error ? error.message : String(error)}` })
@@ -145,6 +148,12 @@ async function checkPayment(container: MedusaContainer, record: Recorder): Promi
     await record("payment.cradle.captureService", async () => {
       if (seenTotal !== "1.23") throw new Error(`the captures read while capturing sum to ${seenTotal}, expected 1.23`)
       return "the captures of the payment being captured read"
+    })
+    await record("payment.collection_refresh", async () => {
+      await refreshPaymentCollection(payments, collection.id)
+      const counted = await payments.retrievePaymentCollection(collection.id, { select: ["captured_amount", "status"] })
+      if (Number(counted.captured_amount) !== 1.23) throw new Error(`the collection counts ${counted.captured_amount} captured, expected 1.23`)
+      return `the collection recounted: 1.23 captured, ${counted.status}`
     })
   } finally {
     await payments.deletePaymentCollections([collection.id]).catch(() => undefined)

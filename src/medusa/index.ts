@@ -13,4 +13,5 @@ export {
   sendVerdict,
   settleLostSend,
 } from "./notification-module"
+export { refreshPaymentCollection } from "./payment-collection"
 export { perService } from "./per-service"

@@ -2,7 +2,7 @@ import { MedusaContainer } from "@medusajs/framework/types"
 import { Modules } from "@medusajs/framework/utils"
 import { cancelOrderWorkflow } from "@medusajs/medusa/core-flows"
 import { errorMessage } from "../client/errors"
-import { gt } from "../money"
+import { gt, lt } from "../money"
 import type { ClaimedRow, EffectAnnouncement, EffectOutcomeRecord } from "../modules/payin/ledger/effects"
 import { EffectFencedError } from "../modules/payin/ledger/errors"
 import type { LedgerRow, StatusSource } from "../modules/payin/ledger/types"
@@ -12,7 +12,7 @@ import { capturedSince, traceEffect } from "../telemetry"
 import { authorizeForOrder, captureRest, completeCapturedCart, completeCart, recordOrderCaptures } from "./workflows"
 import { type CaptureStep, decideBooked, decideCapture, decideOrderEnd, paysLate } from "./decide"
 import { type LockHold, LockLostError, payinLockOptions, withLock } from "./lock"
-import { lockHeld, orderOfCart } from "../medusa"
+import { lockHeld, orderOfCart, refreshPaymentCollection } from "../medusa"
 import { whileHeld } from "../providers/payin/held-booking"
 import { type SessionInfo, capturedOfSessionPayment, loadSession, markLostSessions, orderAwaitingPayment, resolveCollection } from "./session"
 
@@ -198,6 +198,13 @@ async function book(
 ): Promise<void> {
   await payin.faultPoints("capture", row.id)
   await run.guard()
+  if (lt(session.collectionCapturedAmount, session.capturedAmount)) {
+    // a capture Medusa committed without its collection's update (cut between the two)
+    await run.inCollection(async () => {
+      await run.guard()
+      await refreshPaymentCollection(container.resolve(Modules.PAYMENT), session.payment_collection_id)
+    })
+  }
   let booked: { orderId: string | null; captured: string; sessionGone: boolean }
   // the provider's hooks Medusa calls for this session answer from the row and session this run holds
   const held = <T>(work: () => Promise<T>) => whileHeld({ row, session }, work)
