@@ -161,8 +161,9 @@ export type ExpectedFlags = { required: string[]; allowed: string[] }
  * - `dispute_after_payment`: a move into dispute, checking or re_calculation after one into `closed`;
  * - `late_payment`: money arrived after the service canceled the pay-in and nothing was captured
  *   (captured anyway: the store had not ended it yet, allowed either way);
- * - `paid_without_order` / `stray_payment`: money arrived, no order: the session still there / deleted
- *   (a deleted session's money is stray even when its cart became an order through a new session);
+ * - `paid_without_order` / `stray_payment`: money arrived, no order: the session still there, or
+ *   deleted after Medusa captured its money / deleted before (a deleted session's money is stray even
+ *   when its cart became an order through a new session);
  * - `stray_payment` / `late_payment`: allowed on a paid pay-in whose order took money from another
  *   pay-in of it (pay again); `captured_equals_arrived` wants one of them when it captured nothing;
  * - `paid_elsewhere`: allowed on a pay-in canceled unpaid whose payment collection has another paid one;
@@ -170,6 +171,11 @@ export type ExpectedFlags = { required: string[]; allowed: string[] }
  * - `created_mismatch`: never (the soak asks the sandbox for nothing else than the session amount);
  * - `capture_failed` / `order_cancel_failed`: not derived (UNDERIVED_FLAGS).
  */
+/** Medusa holds a captured Payment of the pay-in's session though the session is gone, and no order. */
+export function capturedBeforeDeleted(r: PayinRecords): boolean {
+  return !r.medusa.order && (!r.medusa.session || r.medusa.session.deleted) && r.medusa.payments.some((p) => !p.canceled && p.captures.length > 0)
+}
+
 export function expectedFlags(
   r: PayinRecords,
   context: { captured: number; siblingPaid: boolean; sessionShared: boolean }
@@ -212,7 +218,9 @@ export function expectedFlags(
     if (context.captured === 0 && knew.paid && session) required.add("late_payment")
   }
   if (arrived && (!r.medusa.order || !session || session.deleted)) {
-    const flag = session && !session.deleted ? "paid_without_order" : "stray_payment"
+    // Medusa captured the session's money before it deleted the session (a completion that failed
+    // after the capture), no order: paid without order, not stray (soak seed 1, 30 minutes)
+    const flag = (session && !session.deleted) || capturedBeforeDeleted(r) ? "paid_without_order" : "stray_payment"
     allowed.add(flag)
     // a late payment into a pay-in whose session pay again replaced: late_payment (above) or stray, by the store's timing
     if (knew.paid && !arrived.late) required.add(flag)
@@ -338,6 +346,10 @@ export function audit(records: readonly PayinRecords[], store: { serverErrors: r
         const live = payments.filter((p) => !p.canceled)
         check("captured_once", r, live.length === 1, () => `${live.length} payments for the session (${payments.map((p) => `${p.id}: ${p.captures.map(money).join("+")}`).join(", ")})`)
       }
+    } else if (arrived && !session && capturedBeforeDeleted(r)) {
+      // captured before Medusa deleted the session, no order (flagged paid_without_order): what arrived, once
+      const due = Math.min(arrived.cents, payments[0].amount)
+      check("captured_equals_arrived", r, captured === due && payments.length === 1, () => `arrived ${money(arrived.cents)} into session ${r.sessionId}, deleted after its capture, captured ${money(captured)} in ${payments.length} payments`)
     } else if (arrived && !session) {
       // Medusa deleted the session (the cart changed): a stray payment, never captured (its flag: flags_match)
       check("captured_equals_arrived", r, captured === 0, () => `arrived ${money(arrived.cents)} into a deleted session ${r.sessionId}, captured ${money(captured)}`)

@@ -191,6 +191,17 @@ describe("the checkout kinds of several pay-ins: a cart changed, pay again", () 
     expect(audit([gone]).violations.map((v) => v.invariant)).toEqual(["flags_match"])
   })
 
+  it("soak seed 1 (30 minutes, fifth run): money Medusa captured before it deleted the session, no order: paid_without_order, captured as it arrived", () => {
+    const payments = [{ id: "pay_1", amount: 179_000, canceled: false, captures: [179_000] }]
+    const cut = { ...record([move("pay", "closed")], { order: false, flags: ["paid_without_order"] }), medusa: { session: null, payments, order: null } }
+    expect(want(cut, 179_000).required).toEqual(["paid_without_order"])
+    expect(audit([cut]).violations).toEqual([])
+    // flagged stray, or captured twice: each a violation
+    expect(audit([{ ...cut, ledger: { ...cut.ledger!, flagKinds: ["stray_payment"] } }]).violations.map((v) => v.invariant)).toEqual(["flags_match"])
+    const twice = { ...cut, medusa: { ...cut.medusa, payments: [...payments, { ...payments[0], id: "pay_2" }] } }
+    expect(audit([twice]).violations.map((v) => v.invariant)).toEqual(["captured_equals_arrived"])
+  })
+
   it("pay again: the new pay-in booked, the old one paid late flagged; or the old one booked first and the new one stray; never both captured", () => {
     const total = 179_000
     const oldPayin = (captured: number, flags: string[]) => ({
