@@ -93,6 +93,17 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
     expect((await row({ session_id: session.id })).flags.dispute_after_payment).toBeDefined()
   })
 
+  /** Pays `txId` at the service while a NOT VALID check constraint on `table` fails its booking (a real database failure). */
+  const payWhileBlocked = async (txId: string, table: string, check: string, body?: Record<string, unknown>) => {
+    await sql(`alter table ${table} add constraint payin_test_block check (${check}) not valid`)
+    try {
+      expect((await control(sandbox, "POST", `/_sandbox/transactions/${txId}/pay`, body)).status).toBe(200)
+      await deliver()
+    } finally {
+      await sql(`alter table ${table} drop constraint payin_test_block`)
+    }
+  }
+
   it("soak seed 1: a dispute after payment, recalculated and closed again before its callbacks are applied: recorded and flagged as it came, the capture stays", async () => {
     const { tx, orderId, session } = await placedOrder()
     sandbox.updateMerchant({ webhookUrl: null })
@@ -212,13 +223,7 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
   it("soak seed 1 (30 minutes, third run): a capture delayed past a dispute and a recalculation books what arrived at the close, not the recalculated amount", async () => {
     const { tx, orderId, session } = await placedOrder()
     // the booking of the close fails (a real database failure): its capture waits for its retry
-    await sql(`alter table payment add constraint payin_test_block check (false) not valid`)
-    try {
-      expect((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)).status).toBe(200)
-      await deliver()
-    } finally {
-      await sql(`alter table payment drop constraint payin_test_block`)
-    }
+    await payWhileBlocked(tx.id, "payment", "false")
     // meanwhile the service disputed the payment and recalculated it (not closed again)
     for (const [move, body] of [["dispute"], ["recalculate", { fiatAmount: "1249.27" }]] as const) {
       expect((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/${move}`, body)).status).toBe(200)
@@ -241,13 +246,7 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
   it("soak seed 1 (30 minutes, fourth run): a capture Medusa recorded whose payment collection was never updated (cut between the two) is counted by the collection on the booking's retry: the order says partially captured", async () => {
     const { tx, orderId, session } = await placedOrder()
     // Medusa's capturePayment commits the capture, then updates the collection apart: that update fails
-    await sql(`alter table payment_collection add constraint payin_test_block check (captured_amount is null or captured_amount = 0) not valid`)
-    try {
-      expect((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`, { fiatAmount: "1221.91" })).status).toBe(200)
-      await deliver()
-    } finally {
-      await sql(`alter table payment_collection drop constraint payin_test_block`)
-    }
+    await payWhileBlocked(tx.id, "payment_collection", "captured_amount is null or captured_amount = 0", { fiatAmount: "1221.91" })
     const cut = await row({ session_id: session.id })
     expect(cut).toMatchObject({ status: "closed", effect_pending: "capture", captured_at: null })
     expect((await paymentsOf(session.id))[0].captures.map((c: any) => Number(c.amount))).toEqual([1221.91])
@@ -267,13 +266,7 @@ storeSpec({ key: KEY, secondKey: SECOND_KEY, events: true }, (h) => {
 
   it("soak seed 1 (30 minutes, third run): a pay-first booking cut after Medusa captured and before the order places the order on its retry, never flagged paid_without_order", async () => {
     const { cartId, session, payin: tx } = await h.cartWithPayin()
-    await sql(`alter table payment add constraint payin_test_block check (false) not valid`)
-    try {
-      expect((await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/pay`)).status).toBe(200)
-      await deliver()
-    } finally {
-      await sql(`alter table payment drop constraint payin_test_block`)
-    }
+    await payWhileBlocked(tx.id, "payment", "false")
     const paid = await row({ session_id: session.id })
     expect(paid).toMatchObject({ status: "closed", effect_pending: "capture", captured_at: null })
     // what processPaymentWorkflow had done when its worker was killed: the session authorized and
