@@ -295,13 +295,15 @@ storeSpec({ key: KEY, providerIds: ["pp_payin_default"], reloadSettings: true },
     const real = await ledgerRow(session.id)
     // what a session creation failing after the service answered leaves: a live pay-in of the
     // collection, a minute old, whose session Medusa does not hold
-    await h.sql(`create temp table lost as select * from payin_transaction where id = ?`, [real.id])
+    // one statement: the pool may answer each query on another connection
     await h.sql(
-      `update lost set id = 'payintx_lost_session', session_id = 'payses_never_saved', service_id = gen_random_uuid()::text, order_id = null,
-         created_at = now() - interval '2 minutes', expires_at = now() + interval '1 hour'`
+      `insert into payin_transaction
+         select (jsonb_populate_record(null::payin_transaction, to_jsonb(t) || jsonb_build_object(
+           'id', 'payintx_lost_session', 'session_id', 'payses_never_saved', 'service_id', gen_random_uuid()::text, 'order_id', null,
+           'created_at', now() - interval '2 minutes', 'expires_at', now() + interval '1 hour'))).*
+         from payin_transaction t where t.id = ?`,
+      [real.id]
     )
-    await h.sql(`insert into payin_transaction select * from lost`)
-    await h.sql(`drop table lost`)
 
     await control(sandbox, "POST", "/_sandbox/clock/advance", { seconds: 901 })
     await control(sandbox, "GET", `/_sandbox/transactions/${tx.id}`) // expiry is applied on read
