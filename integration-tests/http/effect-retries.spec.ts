@@ -368,6 +368,35 @@ storeSpec({ key: KEY, events: true, beforeReset: resume }, (h) => {
     expect(await paymentsOf(session.id)).toHaveLength(1)
   })
 
+  it("soak seed 1 (30 minutes, sixth run): a dispute callback read before a close was booked, and held until after it, is old news: no dispute_after_payment", async () => {
+    const { ledgerId, orderId, payin: tx } = await placedOrder()
+    sandbox.updateMerchant({ webhookUrl: null }) // the callbacks are posted by hand
+    await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/dispute`)
+    const disputed = JSON.stringify(sandbox.transaction(tx.id))
+    const paid = (Number(tx.fiatAmount) - 500).toFixed(2)
+    await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/recalculate`, { fiatAmount: paid })
+    await control(sandbox, "POST", `/_sandbox/transactions/${tx.id}/close`)
+    // the dispute's callback reads the row (still active), then is held before the pay-in's lock …
+    pause(`record:${tx.id}@1`)
+    const held = postWebhook(disputed)
+    try {
+      await pausedAt(`record ${tx.id}`)
+      // … while reconciliation books the close: paid less, captured
+      expect((await api.post(`/admin/payin/transactions/${ledgerId}/reconcile`, {}, admin)).status).toBe(200)
+      const booked = await ledgerRow(ledgerId)
+      expect([booked.status, booked.effect_pending, Number(booked.fiat_amount)]).toEqual(["closed", null, Number(paid)])
+    } finally {
+      resume()
+    }
+    expect((await held).applied).toMatchObject({ state: "applied", changed: false })
+    // before: the held callback moved the paid pay-in back to dispute and flagged dispute_after_payment
+    const row = await ledgerRow(ledgerId)
+    expect(row.status).toBe("closed")
+    expect(Object.keys(row.flags ?? {}).sort()).toEqual(["underpayment"])
+    expect((await sql("select to_status from payin_status_change where transaction_id = ? order by created_at", [ledgerId])).map((c) => c.to_status)).not.toContain("dispute")
+    expect((await order(orderId, "id,payment_status")).payment_status).toBe("partially_captured")
+  })
+
   it("the expired notice says the order was canceled when an earlier run canceled it and stopped before marking it done", async () => {
     const { ledgerId, orderId } = await placedOrder()
     // Medusa cancels the order; then the ledger cannot record the pay-in ended (the run stops there)

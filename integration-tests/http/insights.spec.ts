@@ -306,7 +306,10 @@ storeSpec({ key: KEY, reloadSettings: true }, (h) => {
     await control(sandbox, "POST", `/_sandbox/transactions/${first.id}/dispute`)
     await control(sandbox, "POST", `/_sandbox/transactions/${first.id}/close`)
     await deliver()
-    expect((await h.ledger.row({ service_id: first.id })).captured_at).not.toBeNull()
+    // the row's history with it: what held the booking back, should it ever be missing
+    const late = await h.ledger.row({ service_id: first.id })
+    const { history } = (await api.get(`/admin/payin/transactions/${late.id}`, h.admin)).data
+    expect({ captured_at: late.captured_at, effect_pending: late.effect_pending, history }).toMatchObject({ captured_at: expect.anything(), effect_pending: null })
     expect((await insights()).pay_again).toEqual({ started: 1, created: 1, paid: 1, saved_share: 1 })
     // then the new details too: money into a paid order, booked nowhere, counted as stray, not as paid by pay again
     await control(sandbox, "POST", `/_sandbox/transactions/${second.service_id}/pay`)

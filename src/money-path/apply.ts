@@ -48,24 +48,18 @@ async function apply(container: MedusaContainer, input: ApplyPayinEventInput, sp
   const accepts = (row: LedgerRow) => accounts.has(row.provider_id)
   const effectRun = input.effectRun ?? effectRunOf(input.source)
   const { lockTtlSeconds } = await payin.settings.plugin()
-  let transaction = input.transaction
+  const transaction = input.transaction
   for (let attempt = 1; ; attempt++) {
     const row = await findOrCreateRow(payin, input.instanceId, transaction, accepts)
-    if (input.source === "webhook" && movesBackFromPaid(row, transaction)) {
-      // Maybe an old dispute callback delivered after the close: the service's state wins, but only when the
-      // ledger has already seen it. A dispute that came after what the ledger saw (recalculated and closed
-      // again since) is applied as it came: replaced, the dispute and its new amount would never be recorded.
-      const current = await payin.clients.withClient(input.instanceId, (service) => service.lookUp({ id: transaction.id }))
-      if (current && !isDisputeStatus(current.status) && ledgerHasSeen(row, current)) transaction = current
-    }
     await payin.faultPoints("record", transaction.id)
     try {
       return await withLock(
         container,
         `payin:${row.id}`,
         async (hold) => {
+          const tx = input.source === "webhook" ? await unlessOldDispute(payin, input.instanceId, row, transaction) : transaction
           // the row as read (one statement when nothing wrote it since): its move, history and the effect's claim
-          const { row: current, transition, claimed } = await payin.ledger.recordSeenStatus(row, transaction, input.source, accepts)
+          const { row: current, transition, claimed } = await payin.ledger.recordSeenStatus(row, tx, input.source, accepts)
           // `new` (the store's status poll, anyone may call it): never a retry, those are reconciliation's
           const run = effectRun !== "new" || (transition.changed && !Number(current.effect_attempts))
           const outcome = run
@@ -93,6 +87,21 @@ async function apply(container: MedusaContainer, input: ApplyPayinEventInput, sp
       throw error
     }
   }
+}
+
+/**
+ * Maybe an old dispute callback delivered after the close: the service's state wins, but only when the
+ * ledger has already seen it. A dispute that came after what the ledger saw (recalculated and closed
+ * again since) is applied as it came: replaced, the dispute and its new amount would never be recorded.
+ * Checked on the row as it is under the pay-in's lock: a close booked while this callback waited for
+ * the lock made it old news (soak seed 1, sixth 30-minute run: dispute_after_payment on an unpaid dispute).
+ */
+async function unlessOldDispute(payin: PayinModuleService, instanceId: string, read: LedgerRow, tx: Transaction): Promise<Transaction> {
+  if (!isDisputeStatus(tx.status)) return tx
+  const row = (await payin.ledger.get(read.id)) ?? read
+  if (!movesBackFromPaid(row, tx)) return tx
+  const current = await payin.clients.withClient(instanceId, (service) => service.lookUp({ id: tx.id }))
+  return current && !isDisputeStatus(current.status) && ledgerHasSeen(row, current) ? current : tx
 }
 
 export function movesBackFromPaid(row: Pick<LedgerRow, "status" | "paid_at">, tx: Pick<Transaction, "status">): boolean {
