@@ -201,6 +201,30 @@ storeSpec({ key: KEY, events: true, reloadSettings: true }, (h) => {
     expect(second.service_id).not.toBe(first.service_id)
   })
 
+  it("soak seed 1 (50 minutes): Medusa could not delete the order's old session (its database going away): 503 payin_store_unavailable (was 500), and the next try works", async () => {
+    await payAgainOn(2)
+    const { orderId } = await h.placedOrder()
+    await expire()
+    // the old session's delete fails in Medusa's own workflow, as on a PostgreSQL restart
+    await sql(`create function payin_test_block() returns trigger language plpgsql as $$ begin raise exception 'terminating connection'; end $$`)
+    await sql(`create trigger payin_test_block before delete on payment_session for each row execute function payin_test_block()`)
+    let refused
+    try {
+      refused = await payAgain({ order_id: orderId })
+    } finally {
+      await sql(`drop trigger payin_test_block on payment_session`)
+      await sql(`drop function payin_test_block()`)
+    }
+    expect(refused.status).toBe(503)
+    expect(refused.headers?.["retry-after"]).toBe("5")
+    expect(refused.data).toMatchObject({ type: "payin_unavailable", code: "payin_store_unavailable" })
+    const answer = await payAgain({ order_id: orderId })
+    expect(answer.status).toBe(200)
+    const rows = await rowsOf(orderId)
+    expect(answer.data.payin.payin_id).toBe(rows[rows.length - 1].service_id)
+    expect(answer.data.payin.payin_id).not.toBe(rows[0].service_id)
+  })
+
   it("return URLs in the body win, key by key; a stored one whose origin is no longer allowed is left out", async () => {
     await payAgainOn(2)
     const { orderId, back, origin } = await placedWithReturnUrls()

@@ -16,13 +16,17 @@ const DB_GONE_CODES = /^(08\d{3}|57P0[1-3]|ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDO
 const DB_GONE_TEXT =
   /Connection terminated|terminating connection|the database system is (starting up|shutting down|in recovery mode)|Timeout acquiring a connection|timeout exceeded when trying to connect|connect ECONNREFUSED|Connection ended unexpectedly|Client has encountered a connection error/i
 
+// Medusa's session replacement when a delete of an old session failed (it logs the cause and compensates):
+// the database going away under it (soak seed 1, 50 minutes: pay again answered 500)
+const SESSIONS_NOT_REPLACED = /^Could not delete all payment sessions$/
+
 /** Which 503 an error of the store's own infrastructure earns (null: a real error, left to Medusa's handler). */
 export function storeUnavailableCode(error: unknown): StoreUnavailableCode | null {
   if (error instanceof LockTimeoutError) return "payin_busy"
   for (let e: unknown = error, depth = 0; e && typeof e === "object" && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const { code, message } = e as { code?: unknown; message?: unknown }
     if (typeof code === "string" && DB_GONE_CODES.test(code)) return "payin_store_unavailable"
-    if (typeof message === "string" && DB_GONE_TEXT.test(message)) return "payin_store_unavailable"
+    if (typeof message === "string" && (DB_GONE_TEXT.test(message) || SESSIONS_NOT_REPLACED.test(message))) return "payin_store_unavailable"
   }
   return null
 }

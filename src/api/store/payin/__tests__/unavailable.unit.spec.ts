@@ -10,6 +10,7 @@ describe("storeUnavailableCode: which errors of the store's own infrastructure a
     ["knex's acquire timeout", new Error("Knex: Timeout acquiring a connection. The pool is probably full."), "payin_store_unavailable"],
     ["a workflow's error wrapping the driver's", Object.assign(new Error("step failed"), { cause: Object.assign(new Error("x"), { code: "08006" }) }), "payin_store_unavailable"],
     ["a plain object (a workflow's serialized error)", { message: "Connection terminated unexpectedly" }, "payin_store_unavailable"],
+    ["Medusa could not delete an old payment session (soak seed 1, 50 minutes)", new MedusaError(MedusaError.Types.UNEXPECTED_STATE, "Could not delete all payment sessions"), "payin_store_unavailable"],
   ])("%s → %s", (_what, error, code) => {
     expect(storeUnavailableCode(error)).toBe(code)
   })
